@@ -1,0 +1,17 @@
+import { Command } from 'commander';
+
+/**
+ * `nerkh` command line (design §6). Each command lives in its own module and registers itself
+ * here; every command prints a one-line reason and exits non-zero on failure.
+ */
+const program = new Command('nerkh')
+  .description('nerkh: an exchange sell-rate service (USDT and toman) for programs and AI agents')
+  .showHelpAfterError()
+  .configureOutput({ outputError: (text, write) => write(text) });
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  process.stderr.write(`nerkh: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+}

@@ -1,0 +1,110 @@
+import { type Static, Type } from 'typebox';
+import { Value } from 'typebox/value';
+
+/**
+ * The one configuration schema of nerkh (design §5). Every setting comes from the environment;
+ * the type is derived from the schema, and `loadConfig` validates at boot so a bad value fails
+ * fast with a message naming the variable.
+ */
+const HttpUrl = Type.String({ pattern: '^https?://[^\\s]+$' });
+const WsUrl = Type.String({ pattern: '^wss?://[^\\s]+$' });
+const LogLevel = Type.Union(
+  ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
+);
+
+export const ConfigSchema = Type.Object({
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
+  HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
+  NERKH_PUBLIC_URL: Type.Optional(HttpUrl),
+  NERKH_DATA_DIR: Type.String({ minLength: 1, default: './data' }),
+  NERKH_DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  NERKH_REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
+  NERKH_REFRESH_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 600 }),
+  NERKH_RATE_LIMIT: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 60 }),
+  NERKH_RATE_WINDOW_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 60 }),
+  NERKH_BINANCE_WS_URL: Type.String({ ...WsUrl, default: 'wss://stream.binance.com:9443' }),
+  NERKH_BINANCE_REST_URL: Type.String({ ...HttpUrl, default: 'https://api.binance.com' }),
+  NERKH_NOBITEX_URL: Type.String({ ...HttpUrl, default: 'https://apiv2.nobitex.ir' }),
+  NERKH_NOBITEX_POLL_SECONDS: Type.Number({ minimum: 3, maximum: 3600, default: 10 }),
+  NERKH_CATALOG: Type.Optional(Type.String({ minLength: 1 })),
+  NERKH_COIN_URL_TEMPLATE: Type.Optional(Type.String({ pattern: '\\{symbol\\}' })),
+  NERKH_SOURCE_LABEL: Type.String({ minLength: 1, default: 'binance+nobitex' }),
+  NERKH_DISCLAIMER: Type.String({
+    minLength: 1,
+    default:
+      'Rates are informational only. The final rate of an order is fixed when the order is placed in the user panel.',
+  }),
+  NERKH_MARKUP_PCT: Type.Number({ minimum: -50, maximum: 100, default: 0 }),
+  NERKH_MARKUP_OVERRIDES: Type.String({ default: '' }),
+  NERKH_MAX_JUMP_PCT: Type.Number({ exclusiveMinimum: 0, default: 50 }),
+  NERKH_SNAPSHOT_RETENTION: Type.Integer({ minimum: 1, default: 1000 }),
+  LOG_LEVEL: Type.String({ ...LogLevel, default: 'info' }),
+});
+
+export type RawConfig = Static<typeof ConfigSchema>;
+
+export interface Config extends RawConfig {
+  /** Origin the service is reached at, without a trailing slash. */
+  publicUrl: string;
+  /** Per-symbol markup overrides in percent, from `NERKH_MARKUP_OVERRIDES` (`BTC=0.5,ETH=1`). */
+  markupOverrides: ReadonlyMap<string, number>;
+  coinUrlTemplate: string;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const numericKeys = new Set(
+  Object.entries(ConfigSchema.properties)
+    .filter(([, schema]) => 'type' in schema && (schema.type === 'integer' || schema.type === 'number'))
+    .map(([key]) => key),
+);
+
+function parseOverrides(text: string): Map<string, number> {
+  const overrides = new Map<string, number>();
+  for (const part of text.split(',').map((p) => p.trim())) {
+    if (part === '') continue;
+    const match = /^([A-Za-z0-9]{1,20})=(-?\d+(?:\.\d+)?)$/.exec(part);
+    if (!match?.[1] || match[2] === undefined) {
+      throw new ConfigError(`NERKH_MARKUP_OVERRIDES: "${part}" is not SYMBOL=PERCENT (e.g. BTC=0.5)`);
+    }
+    overrides.set(match[1].toUpperCase(), Number(match[2]));
+  }
+  return overrides;
+}
+
+/** Reads, converts and validates the configuration; throws ConfigError naming each bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const raw: Record<string, unknown> = {};
+  for (const key of Object.keys(ConfigSchema.properties)) {
+    const value = env[key];
+    if (value === undefined || value === '') continue;
+    raw[key] = numericKeys.has(key) && /^-?\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : value;
+  }
+  const withDefaults = Value.Default(ConfigSchema, raw);
+  const errors = Value.Errors(ConfigSchema, withDefaults);
+  if (errors.length > 0) {
+    const lines = errors.map((error) => {
+      const key = error.instancePath.replace(/^\//, '') || '(root)';
+      return `${key}=${JSON.stringify(raw[key] ?? env[key])}: ${error.message}`;
+    });
+    throw new ConfigError(`invalid configuration: ${lines.join('; ')}`);
+  }
+  const config = withDefaults as RawConfig;
+  const publicUrl = (config.NERKH_PUBLIC_URL ?? `http://${hostForUrl(config.HOST)}:${config.PORT}`).replace(
+    /\/+$/,
+    '',
+  );
+  return {
+    ...config,
+    publicUrl,
+    markupOverrides: parseOverrides(config.NERKH_MARKUP_OVERRIDES),
+    coinUrlTemplate: config.NERKH_COIN_URL_TEMPLATE ?? `${publicUrl}/coins/{symbol}`,
+  };
+}
+
+function hostForUrl(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}

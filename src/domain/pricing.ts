@@ -1,0 +1,43 @@
+/**
+ * Pure pricing rules of design §3. Sources quote the ask side (what a user pays); nerkh
+ * publishes that side only, never a bid, spread or buy rate.
+ */
+
+/** Nobitex quotes in rial; the service publishes toman. 1 toman = 10 rial. */
+export function tomanFromRial(rial: number): number {
+  return Math.round(rial / 10);
+}
+
+/**
+ * Sell rate in tether: the ask with the operator's markup. Rounded to 12 significant digits so
+ * a markup never publishes binary-float noise (0.1 × 1.005 → 0.1005, not 0.10049999999999999);
+ * with no markup the ask is published exactly as quoted.
+ */
+export function sellUsdtFromAsk(ask: number, markupPct: number): number {
+  if (markupPct === 0) return ask;
+  return Number((ask * (1 + markupPct / 100)).toPrecision(12));
+}
+
+/**
+ * Sell rate in toman: round(sell_usdt × usdt_irt). Null when the tether rate is unknown, or
+ * when the product rounds to 0 (a coin worth less than half a toman has no meaningful toman rate).
+ */
+export function sellIrtFrom(sellUsdt: number, usdtIrt: number | null): number | null {
+  if (usdtIrt === null) return null;
+  const toman = Math.round(sellUsdt * usdtIrt);
+  return toman > 0 ? toman : null;
+}
+
+/**
+ * A positive, finite price; anything else is a bad tick. `maxJumpPct` guards against absurd
+ * moves relative to the last accepted price (a fat-finger or a corrupt frame).
+ */
+export function priceRejection(price: number, previous: number | null, maxJumpPct: number): string | null {
+  if (!Number.isFinite(price)) return 'not-a-number';
+  if (price <= 0) return 'not-positive';
+  if (previous !== null && previous > 0) {
+    const jumpPct = (Math.abs(price - previous) / previous) * 100;
+    if (jumpPct > maxJumpPct) return 'absurd-jump';
+  }
+  return null;
+}

@@ -1,0 +1,71 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+
+export type SqliteDatabase = Database.Database;
+
+/**
+ * Schema migrations, append-only: each entry runs once, in order, inside a transaction, and
+ * `PRAGMA user_version` records how many have run. Never edit a released entry; add a new one.
+ */
+const migrations: readonly string[] = [
+  `CREATE TABLE snapshots (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     updated_at TEXT NOT NULL,
+     usdt_irt INTEGER,
+     rates TEXT NOT NULL
+   );
+   CREATE TABLE collector_status (
+     id INTEGER PRIMARY KEY CHECK (id = 1),
+     report TEXT NOT NULL
+   );
+   CREATE TABLE api_keys (
+     id TEXT PRIMARY KEY,
+     prefix TEXT NOT NULL,
+     hash TEXT NOT NULL UNIQUE,
+     org TEXT NOT NULL,
+     contact TEXT,
+     purpose TEXT NOT NULL,
+     rate_limit INTEGER,
+     created_at TEXT NOT NULL,
+     expires_at TEXT,
+     revoked_at TEXT,
+     last_used_at TEXT
+   );
+   CREATE TABLE key_requests (
+     id TEXT PRIMARY KEY,
+     name TEXT NOT NULL,
+     org TEXT NOT NULL,
+     email TEXT NOT NULL,
+     purpose TEXT NOT NULL,
+     expected_use TEXT,
+     status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'approved', 'rejected')),
+     created_at TEXT NOT NULL,
+     decided_at TEXT,
+     key_id TEXT REFERENCES api_keys(id)
+   );`,
+];
+
+/**
+ * Opens (creating if needed) the SQLite file and brings its schema up to date. WAL lets CLI
+ * writers (`nerkh keys revoke`) work while a server reads; `synchronous = FULL` makes every
+ * committed transaction durable before the commit returns, so `kill -9` or a power cut never
+ * loses a committed snapshot or an issued key (https://www.sqlite.org/pragma.html#pragma_synchronous).
+ */
+export function openSqlite(file: string): SqliteDatabase {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('foreign_keys = ON');
+  const applied = db.pragma('user_version', { simple: true }) as number;
+  for (let index = applied; index < migrations.length; index++) {
+    const sql = migrations[index] as string;
+    db.transaction(() => {
+      db.exec(sql);
+      db.pragma(`user_version = ${index + 1}`);
+    }).immediate();
+  }
+  return db;
+}

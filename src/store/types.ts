@@ -1,0 +1,41 @@
+import type { Snapshot, SnapshotDraft } from '../domain/rates.ts';
+
+/**
+ * Storage capabilities, one interface each (design §7), with a SQLite implementation (the embedded
+ * default) and an in-memory one for tests. Every method is async so a networked store fits too.
+ */
+
+export interface SnapshotStore {
+  /** Commits one snapshot atomically and prunes beyond the retention bound; returns it with its id. */
+  commitSnapshot(draft: SnapshotDraft): Promise<Snapshot>;
+  /** The last committed snapshot, or null before the first commit. */
+  latestSnapshot(): Promise<Snapshot | null>;
+}
+
+export type SourceState = 'up' | 'degraded' | 'down';
+
+export interface SourceHealth {
+  source: string;
+  state: SourceState;
+  /** One line a person can act on, e.g. "reconnecting in 4.2 s after: stalled 30 s". */
+  detail: string;
+  /** Time of the last valid message from the source (ISO 8601), or null if none yet. */
+  last_message_at: string | null;
+  /** Ticks rejected as bad since the collector started. */
+  rejected: number;
+  reconnects: number;
+}
+
+export interface CollectorStatus {
+  /** When the collector wrote this report (ISO 8601); a stale report means a dead collector. */
+  reported_at: string;
+  /** Refresh interval the collector runs with, in seconds. */
+  refresh_seconds: number;
+  sources: SourceHealth[];
+}
+
+/** The collector reports its health here so API-only instances can serve it (design §7). */
+export interface CollectorStatusStore {
+  putCollectorStatus(status: CollectorStatus): Promise<void>;
+  getCollectorStatus(): Promise<CollectorStatus | null>;
+}
