@@ -10,6 +10,8 @@ export interface SnapshotStore {
   commitSnapshot(draft: SnapshotDraft): Promise<Snapshot>;
   /** The last committed snapshot, or null before the first commit. */
   latestSnapshot(): Promise<Snapshot | null>;
+  /** Id of the last committed snapshot (0 before the first): a cheap poll for readers in other processes. */
+  latestSnapshotId(): Promise<number>;
 }
 
 export type SourceState = 'up' | 'degraded' | 'down';

@@ -21,6 +21,10 @@ export class MemorySnapshotStore implements SnapshotStore, CollectorStatusStore 
     return last ? structuredClone(last) : null;
   }
 
+  async latestSnapshotId(): Promise<number> {
+    return this.#snapshots.at(-1)?.id ?? 0;
+  }
+
   async putCollectorStatus(status: CollectorStatus): Promise<void> {
     this.#status = structuredClone(status);
   }

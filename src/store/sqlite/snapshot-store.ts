@@ -13,6 +13,7 @@ export class SqliteSnapshotStore implements SnapshotStore, CollectorStatusStore 
   readonly #insert;
   readonly #prune;
   readonly #latest;
+  readonly #latestId;
   readonly #putStatus;
   readonly #getStatus;
   readonly #commit;
@@ -28,6 +29,7 @@ export class SqliteSnapshotStore implements SnapshotStore, CollectorStatusStore 
     this.#latest = db.prepare<[], SnapshotRow>(
       'SELECT id, updated_at, usdt_irt, rates FROM snapshots ORDER BY id DESC LIMIT 1',
     );
+    this.#latestId = db.prepare<[], { id: number | null }>('SELECT max(id) AS id FROM snapshots');
     this.#putStatus = db.prepare<[string], never>(
       'INSERT INTO collector_status (id, report) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET report = excluded.report',
     );
@@ -56,6 +58,10 @@ export class SqliteSnapshotStore implements SnapshotStore, CollectorStatusStore 
       usdt_irt: row.usdt_irt,
       rates: JSON.parse(row.rates) as RateRow[],
     };
+  }
+
+  async latestSnapshotId(): Promise<number> {
+    return this.#latestId.get()?.id ?? 0;
   }
 
   async putCollectorStatus(status: CollectorStatus): Promise<void> {
