@@ -41,3 +41,46 @@ export interface CollectorStatusStore {
   putCollectorStatus(status: CollectorStatus): Promise<void>;
   getCollectorStatus(): Promise<CollectorStatus | null>;
 }
+
+export type KeyRequestStatus = 'pending' | 'approved' | 'rejected';
+
+/** What the contact page collects (design §4: keys are issued by hand, on request). */
+export interface KeyRequestDraft {
+  name: string;
+  org: string;
+  email: string;
+  purpose: string;
+  expected_use: string | null;
+  /** Keyed hash of the requester's IP (never the IP itself), for the per-client submission limit. */
+  client_hash: string | null;
+}
+
+export interface KeyRequest extends KeyRequestDraft {
+  id: string;
+  status: KeyRequestStatus;
+  created_at: string;
+  decided_at: string | null;
+  /** The issued key's id once approved. */
+  key_id: string | null;
+}
+
+export type KeyRequestDecision = { status: 'approved'; key_id: string } | { status: 'rejected' };
+
+/** Key requests from the contact page, read and decided by the operator (`nerkh requests`). */
+export interface KeyRequestStore {
+  createKeyRequest(draft: KeyRequestDraft, now?: Date): Promise<KeyRequest>;
+  getKeyRequest(id: string): Promise<KeyRequest | null>;
+  /** Oldest first. */
+  listKeyRequests(filter?: { status?: KeyRequestStatus }): Promise<KeyRequest[]>;
+  /** Requests stored for this client since `since` (ISO 8601): the per-client limit reads this. */
+  countKeyRequestsSince(clientHash: string, since: string): Promise<number>;
+  /**
+   * Moves a pending request to approved or rejected. Returns null when no request has that id;
+   * throws KeyRequestStateError when it was already decided (so two operators never both decide).
+   */
+  decideKeyRequest(id: string, decision: KeyRequestDecision, now?: Date): Promise<KeyRequest | null>;
+}
+
+export class KeyRequestStateError extends Error {
+  override name = 'KeyRequestStateError';
+}

@@ -44,6 +44,9 @@ const migrations: readonly string[] = [
      decided_at TEXT,
      key_id TEXT REFERENCES api_keys(id)
    );`,
+  // Contact-page limit per client: a keyed hash of the IP, never the address itself.
+  `ALTER TABLE key_requests ADD COLUMN client_hash TEXT;
+   CREATE INDEX key_requests_client ON key_requests (client_hash, created_at);`,
 ];
 
 /**
