@@ -1,0 +1,35 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { type Catalog, CatalogError, parseCatalog } from '../domain/catalog.ts';
+
+/**
+ * The bundled catalog, resolved from this module's location so `nerkh` finds it whatever the
+ * working directory is (the bin runs from anywhere).
+ */
+export const bundledCatalogPath = fileURLToPath(new URL('../../catalog/coins.json', import.meta.url));
+
+/**
+ * Reads and validates a catalog file: the operator's `NERKH_CATALOG` when given, else the bundled
+ * one. Every failure is a CatalogError whose message names the file, and for a bad entry the entry
+ * (parseCatalog names it by index and symbol), so a boot failure points at the line to fix.
+ */
+export function loadCatalog(path: string = bundledCatalogPath): Catalog {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new CatalogError(`catalog ${path}: cannot read (${reason})`);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw new CatalogError(`catalog ${path}: not valid JSON (${(error as Error).message})`);
+  }
+  try {
+    return parseCatalog(data);
+  } catch (error) {
+    throw new CatalogError(`catalog ${path}: ${(error as Error).message}`);
+  }
+}
