@@ -1,0 +1,396 @@
+import { describe, expect, it } from 'vitest';
+import { Collector, type CollectorOptions } from '../../src/collector/collector.ts';
+import { loadConfig } from '../../src/config.ts';
+import { parseCatalog } from '../../src/domain/catalog.ts';
+import type { Snapshot, SnapshotDraft } from '../../src/domain/rates.ts';
+import { createLogger } from '../../src/logger.ts';
+import { MemorySnapshotStore } from '../../src/store/memory/snapshot-store.ts';
+import { FakeTime, settle } from './fake-time.ts';
+
+const T0 = Date.parse('2026-03-01T10:00:00.000Z');
+const iso = (ms: number) => new Date(ms).toISOString();
+
+const catalog = parseCatalog([
+  { symbol: 'USDT', name_fa: 'تتر', pair: null },
+  { symbol: 'ETH', name_fa: 'اتریوم', pair: 'ETHUSDT' },
+  { symbol: 'BTC', name_fa: 'بیت‌کوین', pair: 'BTCUSDT' },
+  { symbol: 'DOGE', name_fa: 'دوج‌کوین', pair: 'DOGEUSDT' },
+]);
+
+function setup(env: Record<string, string> = {}, options: Partial<CollectorOptions> = {}) {
+  const time = new FakeTime(T0);
+  const store = new MemorySnapshotStore();
+  const config = loadConfig({
+    NERKH_PUBLIC_URL: 'https://rates.example',
+    NERKH_REFRESH_SECONDS: '600',
+    ...env,
+  });
+  const collector = new Collector({
+    catalog,
+    config,
+    store,
+    logger: createLogger('silent'),
+    clock: time.clock,
+    timers: time,
+    ...options,
+  });
+  const coin = (pair: string, ask: number, tickTime = time.now, changePct: number | null = 1.5) =>
+    collector.coinQuote({ pair, ask, changePct, tickTime });
+  const tether = (toman: number, tickTime = time.now) => collector.tetherQuote({ toman, tickTime });
+  return { time, store, collector, coin, tether };
+}
+
+const rowOf = (snapshot: SnapshotDraft | null, symbol: string) =>
+  snapshot?.rates.find((r) => r.symbol === symbol);
+
+describe('Collector: prices and as_of', () => {
+  it('keeps as_of on an unchanged tick and advances it on a tick that moves the price', () => {
+    const { time, collector, coin, tether } = setup();
+    tether(105_299);
+    coin('BTCUSDT', 64_000.5, T0 + 1000);
+    coin('BTCUSDT', 64_000.5, T0 + 5000, 2.25);
+    let row = rowOf(collector.buildSnapshotDraft(), 'BTC');
+    expect(row?.as_of).toBe(iso(T0 + 1000));
+    expect(row?.change_24h).toBe(2.25);
+
+    coin('BTCUSDT', 64_010, T0 + 9000);
+    time.now = T0 + 10_000;
+    row = rowOf(collector.buildSnapshotDraft(), 'BTC');
+    expect(row?.as_of).toBe(iso(T0 + 9000));
+    expect(row?.sell_usdt).toBe(64_010);
+  });
+
+  it('gives each row its own as_of, separate from updated_at', () => {
+    const { time, collector, coin, tether } = setup();
+    tether(105_299, T0);
+    coin('BTCUSDT', 64_000, T0 + 1000);
+    coin('ETHUSDT', 3100, T0 + 2000);
+    coin('ETHUSDT', 3100, T0 + 60_000);
+    time.now = T0 + 120_000;
+    const draft = collector.buildSnapshotDraft();
+    expect(draft.updated_at).toBe(iso(T0 + 120_000));
+    expect(rowOf(draft, 'BTC')?.as_of).toBe(iso(T0 + 1000));
+    expect(rowOf(draft, 'ETH')?.as_of).toBe(iso(T0 + 2000));
+    expect(rowOf(draft, 'USDT')?.as_of).toBe(iso(T0));
+  });
+
+  it('prices in toman as round(sell_usdt × usdt_irt), sorted by symbol, without never-quoted coins', () => {
+    const { collector, coin, tether } = setup();
+    coin('ETHUSDT', 3100.37);
+    coin('BTCUSDT', 64_000.5);
+    tether(105_299);
+    const draft = collector.buildSnapshotDraft();
+    expect(draft.usdt_irt).toBe(105_299);
+    expect(draft.rates.map((r) => r.symbol)).toEqual(['BTC', 'ETH', 'USDT']);
+    expect(rowOf(draft, 'BTC')).toEqual({
+      symbol: 'BTC',
+      name_fa: 'بیت‌کوین',
+      sell_usdt: 64_000.5,
+      sell_irt: Math.round(64_000.5 * 105_299),
+      change_24h: 1.5,
+      as_of: iso(T0),
+      url: 'https://rates.example/coins/BTC',
+    });
+    expect(rowOf(draft, 'ETH')?.sell_irt).toBe(326_465_861);
+  });
+
+  it('publishes coins with sell_irt null while the tether rate is unknown, and no USDT row', () => {
+    const { collector, coin } = setup();
+    coin('BTCUSDT', 64_000);
+    const draft = collector.buildSnapshotDraft();
+    expect(draft.usdt_irt).toBeNull();
+    expect(draft.rates).toHaveLength(1);
+    expect(rowOf(draft, 'BTC')?.sell_irt).toBeNull();
+  });
+
+  it('publishes sell_irt null for a coin worth less than half a toman', () => {
+    const { collector, coin, tether } = setup();
+    tether(100_000);
+    coin('DOGEUSDT', 0.000004);
+    expect(rowOf(collector.buildSnapshotDraft(), 'DOGE')?.sell_irt).toBeNull();
+  });
+
+  it('applies the markup, with a per-symbol override, to sell_usdt and sell_irt', () => {
+    const { collector, coin, tether } = setup({ NERKH_MARKUP_PCT: '1', NERKH_MARKUP_OVERRIDES: 'BTC=0.5' });
+    tether(100_000);
+    coin('BTCUSDT', 60_000);
+    coin('ETHUSDT', 0.1);
+    const draft = collector.buildSnapshotDraft();
+    expect(rowOf(draft, 'BTC')?.sell_usdt).toBe(60_300);
+    expect(rowOf(draft, 'BTC')?.sell_irt).toBe(6_030_000_000);
+    expect(rowOf(draft, 'ETH')?.sell_usdt).toBe(0.101);
+    expect(rowOf(draft, 'ETH')?.sell_irt).toBe(10_100);
+  });
+
+  it('makes a USDT row: sell_usdt 1, sell_irt = usdt_irt, no 24 h change, as_of of the last moving quote', () => {
+    const { collector, tether } = setup();
+    tether(105_000, T0);
+    tether(105_000, T0 + 10_000);
+    tether(105_299, T0 + 20_000);
+    tether(105_299, T0 + 30_000);
+    expect(rowOf(collector.buildSnapshotDraft(), 'USDT')).toEqual({
+      symbol: 'USDT',
+      name_fa: 'تتر',
+      sell_usdt: 1,
+      sell_irt: 105_299,
+      change_24h: null,
+      as_of: iso(T0 + 20_000),
+      url: 'https://rates.example/coins/USDT',
+    });
+  });
+});
+
+describe('Collector: bad ticks', () => {
+  it('rejects and counts bad ticks per source and reason, and never publishes them', () => {
+    const { collector, coin, tether } = setup({ NERKH_MAX_JUMP_PCT: '50' });
+    tether(105_299, T0);
+    coin('BTCUSDT', 64_000, T0);
+    coin('BTCUSDT', Number.NaN, T0 + 1);
+    coin('BTCUSDT', -1, T0 + 2);
+    coin('BTCUSDT', 0, T0 + 3);
+    coin('BTCUSDT', 640_000, T0 + 4);
+    coin('BTCUSDT', 1, T0 + 5);
+    coin('BTCUSDT', 64_100, T0 - 1);
+    coin('XYZUSDT', 1, T0 + 6);
+    tether(1_052_990, T0 + 7);
+    collector.rejected('binance', 'malformed-frame');
+
+    const draft = collector.buildSnapshotDraft();
+    expect(rowOf(draft, 'BTC')?.sell_usdt).toBe(64_000);
+    expect(draft.usdt_irt).toBe(105_299);
+    expect(draft.rates.map((r) => r.symbol)).toEqual(['BTC', 'USDT']);
+    expect(collector.rejectedCounts()).toEqual({
+      binance: {
+        'not-a-number': 1,
+        'not-positive': 2,
+        'absurd-jump': 2,
+        'stale-tick': 1,
+        'unknown-pair': 1,
+        'malformed-frame': 1,
+      },
+      nobitex: { 'absurd-jump': 1 },
+    });
+    const sources = collector.status().sources;
+    expect(sources.find((s) => s.source === 'binance')?.rejected).toBe(8);
+    expect(sources.find((s) => s.source === 'nobitex')?.rejected).toBe(1);
+  });
+
+  it('accepts a level beyond the jump guard only after the source has held it long enough', () => {
+    const { collector, coin } = setup({}, { jumpConfirmMs: 60_000, jumpConfirmTicks: 3 });
+    coin('DOGEUSDT', 0.1, T0);
+    coin('DOGEUSDT', 0.2, T0 + 1000);
+    coin('DOGEUSDT', 0.2, T0 + 30_000);
+    coin('DOGEUSDT', 0.2, T0 + 59_000);
+    expect(rowOf(collector.buildSnapshotDraft(), 'DOGE')?.sell_usdt).toBe(0.1);
+    coin('DOGEUSDT', 0.201, T0 + 62_000);
+    const row = rowOf(collector.buildSnapshotDraft(), 'DOGE');
+    expect(row?.sell_usdt).toBe(0.201);
+    expect(row?.as_of).toBe(iso(T0 + 62_000));
+    expect(collector.rejectedCounts().binance['absurd-jump']).toBe(3);
+  });
+
+  it('does not let scattered absurd values confirm each other', () => {
+    const { collector, coin } = setup({}, { jumpConfirmMs: 1000, jumpConfirmTicks: 2 });
+    coin('DOGEUSDT', 0.1, T0);
+    for (let i = 1; i <= 20; i++) coin('DOGEUSDT', i % 2 ? 5 : 0.001, T0 + i * 1000);
+    expect(rowOf(collector.buildSnapshotDraft(), 'DOGE')?.sell_usdt).toBe(0.1);
+  });
+});
+
+describe('Collector: commits', () => {
+  it('commits the first snapshot as soon as tether and every coin have quoted', async () => {
+    const { time, store, collector, coin, tether } = setup();
+    const commits: Snapshot[] = [];
+    collector.onCommit((snapshot) => commits.push(snapshot));
+    collector.start();
+    await time.advance(200);
+    coin('BTCUSDT', 64_000);
+    coin('ETHUSDT', 3100);
+    tether(105_299);
+    await time.advance(0);
+    expect(commits).toHaveLength(0);
+    coin('DOGEUSDT', 0.12);
+    await time.advance(0);
+    expect(commits).toHaveLength(1);
+    const latest = await store.latestSnapshot();
+    expect(latest?.updated_at).toBe(iso(T0 + 200));
+    expect(latest?.rates.map((r) => r.symbol)).toEqual(['BTC', 'DOGE', 'ETH', 'USDT']);
+    expect(latest?.rates).toHaveLength(4);
+    await collector.stop();
+  });
+
+  it('commits whatever has arrived when the grace period ends, and nothing while nothing has', async () => {
+    const { time, store, collector, coin } = setup({}, { firstCommitGraceMs: 5000 });
+    collector.start();
+    await time.advance(5000);
+    expect(await store.latestSnapshot()).toBeNull();
+    coin('BTCUSDT', 64_000);
+    await time.advance(4999);
+    expect(await store.latestSnapshot()).toBeNull();
+    await time.advance(1);
+    const first = await store.latestSnapshot();
+    expect(first?.updated_at).toBe(iso(T0 + 10_000));
+    expect(first?.usdt_irt).toBeNull();
+    expect(first?.rates.map((r) => r.symbol)).toEqual(['BTC']);
+    await collector.stop();
+  });
+
+  it('commits on schedule after the first, advancing updated_at even when nothing moved', async () => {
+    const { time, store, collector, coin, tether } = setup({ NERKH_REFRESH_SECONDS: '600' });
+    collector.start();
+    coin('BTCUSDT', 64_000);
+    coin('ETHUSDT', 3100);
+    coin('DOGEUSDT', 0.12);
+    tether(105_299);
+    await time.advance(0);
+    const first = await store.latestSnapshot();
+    await time.advance(599_999);
+    expect(await store.latestSnapshotId()).toBe(first?.id);
+    await time.advance(1);
+    const second = await store.latestSnapshot();
+    expect(second?.id).toBeGreaterThan(first?.id ?? 0);
+    expect(second?.updated_at).toBe(iso(T0 + 600_000));
+    expect(second?.rates).toEqual(first?.rates);
+
+    coin('BTCUSDT', 64_500, T0 + 700_000);
+    await time.advance(600_000);
+    const third = await store.latestSnapshot();
+    expect(third?.updated_at).toBe(iso(T0 + 1_200_000));
+    expect(rowOf(third, 'BTC')).toMatchObject({ sell_usdt: 64_500, as_of: iso(T0 + 700_000) });
+    await collector.stop();
+  });
+
+  it('keeps its schedule when a snapshot is also committed on demand', async () => {
+    const { time, store, collector, coin } = setup(
+      { NERKH_REFRESH_SECONDS: '60' },
+      { firstCommitGraceMs: 5000 },
+    );
+    collector.start();
+    coin('BTCUSDT', 64_000);
+    await collector.commitNow();
+    await time.advance(5000);
+    await time.advance(60_000);
+    expect(await store.latestSnapshotId()).toBe(3);
+    expect((await store.latestSnapshot())?.updated_at).toBe(iso(T0 + 65_000));
+    await collector.stop();
+  });
+
+  it('keeps the last known prices of a dead source and reports it', async () => {
+    const { time, store, collector, coin, tether } = setup(
+      { NERKH_REFRESH_SECONDS: '60' },
+      { sourceStaleMs: 30_000, statusIntervalMs: 5000 },
+    );
+    collector.start();
+    collector.connectionState('binance', 'open', 'streaming 3 pairs');
+    collector.connectionState('nobitex', 'open', 'polling');
+    coin('BTCUSDT', 64_000);
+    coin('ETHUSDT', 3100);
+    coin('DOGEUSDT', 0.12);
+    tether(105_299);
+    await time.advance(0);
+    const good = await store.latestSnapshot();
+
+    collector.connectionState('binance', 'backoff', 'reconnecting in 4 s after: stalled 30 s');
+    for (let s = 10; s <= 180; s += 10) {
+      await time.advance(10_000);
+      tether(105_299);
+    }
+    const later = await store.latestSnapshot();
+    expect(later?.id).toBeGreaterThan(good?.id ?? 0);
+    expect(later?.rates).toEqual(good?.rates);
+    const status = await store.getCollectorStatus();
+    expect(status?.reported_at).toBe(iso(T0 + 180_000));
+    expect(status?.sources.find((s) => s.source === 'binance')).toMatchObject({
+      state: 'down',
+      detail: 'reconnecting in 4 s after: stalled 30 s',
+      last_message_at: iso(T0),
+    });
+    expect(status?.sources.find((s) => s.source === 'nobitex')).toMatchObject({ state: 'up' });
+
+    collector.connectionState('binance', 'open', 'streaming 3 pairs');
+    expect(collector.status().sources.find((s) => s.source === 'binance')?.reconnects).toBe(1);
+    await collector.stop();
+  });
+
+  it('commits a snapshot built at the commit moment; ticks during the store write go to the next one', async () => {
+    const time = new FakeTime(T0);
+    const slow = new MemorySnapshotStore();
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const gated = new Collector({
+      catalog,
+      config: loadConfig({}),
+      store: {
+        commitSnapshot: async (draft) => {
+          await gate;
+          return slow.commitSnapshot(draft);
+        },
+        latestSnapshot: () => slow.latestSnapshot(),
+        latestSnapshotId: () => slow.latestSnapshotId(),
+        putCollectorStatus: (status) => slow.putCollectorStatus(status),
+        getCollectorStatus: () => slow.getCollectorStatus(),
+      },
+      logger: createLogger('silent'),
+      clock: time.clock,
+      timers: time,
+    });
+    gated.tetherQuote({ toman: 105_299, tickTime: T0 });
+    gated.coinQuote({ pair: 'BTCUSDT', ask: 64_000, changePct: 1, tickTime: T0 });
+    const pending = gated.commitNow();
+    await settle();
+    gated.coinQuote({ pair: 'BTCUSDT', ask: 65_000, changePct: 1, tickTime: T0 + 1 });
+    release();
+    const committed = await pending;
+    expect(rowOf(committed, 'BTC')?.sell_usdt).toBe(64_000);
+    expect(rowOf(await slow.latestSnapshot(), 'BTC')?.sell_usdt).toBe(64_000);
+  });
+
+  it('writes its health report on an interval and stops cleanly without committing again', async () => {
+    const { time, store, collector, coin, tether } = setup({}, { statusIntervalMs: 2000 });
+    collector.start();
+    await time.advance(1);
+    expect((await store.getCollectorStatus())?.reported_at).toBe(iso(T0));
+    await time.advance(2000);
+    expect((await store.getCollectorStatus())?.reported_at).toBe(iso(T0 + 2000));
+    coin('BTCUSDT', 64_000);
+    coin('ETHUSDT', 3100);
+    coin('DOGEUSDT', 0.12);
+    tether(105_299);
+    await time.advance(0);
+    const id = await store.latestSnapshotId();
+    expect(id).toBe(1);
+    await collector.stop();
+    expect(time.pendingTimers).toBe(0);
+    await time.advance(3_600_000);
+    expect(await store.latestSnapshotId()).toBe(id);
+  });
+});
+
+describe('Collector: restart', () => {
+  it('starts from the last committed snapshot, so prices survive a restart with a dead source', async () => {
+    const first = setup({ NERKH_MARKUP_PCT: '1' });
+    first.coin('BTCUSDT', 60_000.37, T0);
+    first.coin('ETHUSDT', 3100, T0 + 5000);
+    first.tether(105_299, T0);
+    const committed = await first.collector.commitNow();
+
+    const second = setup({ NERKH_MARKUP_PCT: '1' }, { firstCommitGraceMs: 5000 });
+    second.time.now = T0 + 3_600_000;
+    second.collector.seed(committed as Snapshot);
+    second.collector.start();
+    await second.time.advance(5000);
+    const restarted = await second.store.latestSnapshot();
+    expect(restarted?.rates).toEqual(committed?.rates);
+    expect(restarted?.usdt_irt).toBe(105_299);
+
+    // The seeded price still guards jumps, and a live tick moves it as usual.
+    second.coin('BTCUSDT', 600_000, T0 + 3_700_000);
+    second.coin('BTCUSDT', 61_000, T0 + 3_700_001);
+    const row = rowOf(second.collector.buildSnapshotDraft(), 'BTC');
+    expect(row).toMatchObject({ sell_usdt: 61_610, as_of: iso(T0 + 3_700_001) });
+    expect(second.collector.rejectedCounts().binance).toEqual({ 'absurd-jump': 1 });
+    await second.collector.stop();
+  });
+});
