@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.ts';
+
+describe('loadConfig', () => {
+  it('applies the documented defaults', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      PORT: 8080,
+      HOST: '127.0.0.1',
+      NERKH_DATA_DIR: './data',
+      NERKH_REFRESH_SECONDS: 600,
+      NERKH_RATE_LIMIT: 60,
+      NERKH_RATE_WINDOW_SECONDS: 60,
+      NERKH_NOBITEX_POLL_SECONDS: 10,
+      NERKH_MARKUP_PCT: 0,
+      NERKH_MAX_JUMP_PCT: 50,
+      LOG_LEVEL: 'info',
+      publicUrl: 'http://127.0.0.1:8080',
+      coinUrlTemplate: 'http://127.0.0.1:8080/coins/{symbol}',
+    });
+    expect(config.markupOverrides.size).toBe(0);
+  });
+
+  it('converts numbers and derives the public and coin URLs', () => {
+    const config = loadConfig({
+      PORT: '9000',
+      NERKH_PUBLIC_URL: 'https://rates.example.ir/',
+      NERKH_REFRESH_SECONDS: '60',
+      NERKH_MARKUP_PCT: '0.5',
+      NERKH_MARKUP_OVERRIDES: 'btc=0.25, ETH=-1',
+    });
+    expect(config.PORT).toBe(9000);
+    expect(config.NERKH_REFRESH_SECONDS).toBe(60);
+    expect(config.NERKH_MARKUP_PCT).toBe(0.5);
+    expect(config.publicUrl).toBe('https://rates.example.ir');
+    expect(config.coinUrlTemplate).toBe('https://rates.example.ir/coins/{symbol}');
+    expect([...config.markupOverrides]).toEqual([
+      ['BTC', 0.25],
+      ['ETH', -1],
+    ]);
+  });
+
+  it.each([
+    ['NERKH_REFRESH_SECONDS', 'ten'],
+    ['NERKH_REFRESH_SECONDS', '0'],
+    ['PORT', '70000'],
+    ['NERKH_BINANCE_WS_URL', 'http://stream.example'],
+    ['NERKH_MAX_JUMP_PCT', '0'],
+    ['LOG_LEVEL', 'loud'],
+  ])('refuses %s=%s, naming the variable', (key, value) => {
+    expect(() => loadConfig({ [key]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [key]: value })).toThrow(new RegExp(`^invalid configuration: ${key}=`));
+  });
+
+  it('names every bad variable at once', () => {
+    expect(() => loadConfig({ PORT: 'x', NERKH_RATE_LIMIT: '-1' })).toThrow(/PORT=.*; NERKH_RATE_LIMIT=/);
+  });
+
+  it('refuses a malformed markup override, naming the variable and the part', () => {
+    expect(() => loadConfig({ NERKH_MARKUP_OVERRIDES: 'BTC=0.5,ETH:1' })).toThrow(
+      'NERKH_MARKUP_OVERRIDES: "ETH:1" is not SYMBOL=PERCENT (e.g. BTC=0.5)',
+    );
+  });
+});
