@@ -1,0 +1,29 @@
+import { join } from 'node:path';
+import type { Config } from '../config.ts';
+import { openSqlite, type SqliteDatabase } from './sqlite/database.ts';
+import { SqliteSnapshotStore } from './sqlite/snapshot-store.ts';
+import type { CollectorStatusStore, SnapshotStore } from './types.ts';
+
+export interface OpenedStore {
+  snapshots: SnapshotStore & CollectorStatusStore;
+  db: SqliteDatabase;
+  close(): void;
+}
+
+/** Path of the embedded database inside `NERKH_DATA_DIR`. */
+export function sqliteFileOf(config: Pick<Config, 'NERKH_DATA_DIR'>): string {
+  return join(config.NERKH_DATA_DIR, 'nerkh.db');
+}
+
+/**
+ * Opens the embedded SQLite store (`${NERKH_DATA_DIR}/nerkh.db`, created and migrated on first
+ * use) and the stores built on it; `close()` closes the database once they are no longer used.
+ */
+export function openStore(config: Config): OpenedStore {
+  const db = openSqlite(sqliteFileOf(config));
+  return {
+    snapshots: new SqliteSnapshotStore(db, config.NERKH_SNAPSHOT_RETENTION),
+    db,
+    close: () => db.close(),
+  };
+}

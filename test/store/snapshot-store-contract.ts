@@ -1,0 +1,120 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { SnapshotDraft } from '../../src/domain/rates.ts';
+import type { CollectorStatus, CollectorStatusStore, SnapshotStore } from '../../src/store/types.ts';
+
+export type ContractStore = SnapshotStore & CollectorStatusStore;
+
+export interface StoreFactory {
+  open(): Promise<ContractStore> | ContractStore;
+  close?(): Promise<void> | void;
+}
+
+export function draftAt(minute: number, usdtIrt: number | null = 105_299): SnapshotDraft {
+  const at = (offset: number) => new Date(Date.UTC(2026, 2, 1, 10, minute, offset)).toISOString();
+  return {
+    updated_at: at(0),
+    usdt_irt: usdtIrt,
+    rates: [
+      {
+        symbol: 'BTC',
+        name_fa: 'بیت‌کوین',
+        sell_usdt: 64_000.01 + minute,
+        sell_irt: usdtIrt === null ? null : Math.round((64_000.01 + minute) * usdtIrt),
+        change_24h: -1.234,
+        as_of: at(-7),
+        url: 'https://rates.example/coins/BTC',
+      },
+      {
+        symbol: 'SHIB',
+        name_fa: 'شیبا اینو',
+        sell_usdt: 0.00001234,
+        sell_irt: usdtIrt === null ? null : 1,
+        change_24h: null,
+        as_of: at(-59),
+        url: 'https://rates.example/coins/SHIB',
+      },
+    ],
+  };
+}
+
+const status: CollectorStatus = {
+  reported_at: '2026-03-01T10:00:05.000Z',
+  refresh_seconds: 600,
+  sources: [
+    {
+      source: 'binance',
+      state: 'degraded',
+      detail: 'reconnecting in 4.2 s after: stalled 30 s',
+      last_message_at: '2026-03-01T09:59:30.000Z',
+      rejected: 3,
+      reconnects: 1,
+    },
+    { source: 'nobitex', state: 'up', detail: 'polling', last_message_at: null, rejected: 0, reconnects: 0 },
+  ],
+};
+
+/**
+ * The behaviour every SnapshotStore + CollectorStatusStore must show, written once and run
+ * against each implementation, so the in-memory twin used in tests cannot drift from SQLite.
+ */
+export function describeSnapshotStoreContract(name: string, factory: StoreFactory): void {
+  describe(`${name}: snapshot store contract`, () => {
+    let store: ContractStore;
+    beforeEach(async () => {
+      store = await factory.open();
+    });
+    afterEach(async () => {
+      await factory.close?.();
+    });
+
+    it('has no snapshot and id 0 before the first commit', async () => {
+      expect(await store.latestSnapshot()).toBeNull();
+      expect(await store.latestSnapshotId()).toBe(0);
+    });
+
+    it('returns the committed snapshot with its id, and serves it as the latest, field for field', async () => {
+      const draft = draftAt(0);
+      const committed = await store.commitSnapshot(draft);
+      expect(committed).toEqual({ id: committed.id, ...draft });
+      expect(committed.id).toBeGreaterThan(0);
+      expect(await store.latestSnapshot()).toEqual(committed);
+      expect(await store.latestSnapshotId()).toBe(committed.id);
+    });
+
+    it('numbers commits with increasing ids and always serves the last one', async () => {
+      const ids: number[] = [];
+      for (let minute = 0; minute < 5; minute++) ids.push((await store.commitSnapshot(draftAt(minute))).id);
+      expect(ids).toEqual([...ids].sort((a, b) => a - b));
+      expect(new Set(ids).size).toBe(5);
+      expect(await store.latestSnapshot()).toEqual({ id: ids[4], ...draftAt(4) });
+    });
+
+    it('keeps null rates, tiny and large numbers and Persian names with ZWNJ exactly', async () => {
+      await store.commitSnapshot(draftAt(1, null));
+      const latest = await store.latestSnapshot();
+      expect(latest?.usdt_irt).toBeNull();
+      expect(latest?.rates[0]?.sell_irt).toBeNull();
+      expect(latest?.rates[0]?.name_fa).toBe('بیت\u200Cکوین');
+      expect(latest?.rates[1]?.sell_usdt).toBe(0.00001234);
+      await store.commitSnapshot(draftAt(2));
+      expect((await store.latestSnapshot())?.rates[0]?.sell_irt).toBe(Math.round(64_002.01 * 105_299));
+    });
+
+    it('is not changed by later changes to the draft or to a snapshot read from it', async () => {
+      const draft = draftAt(3);
+      await store.commitSnapshot(draft);
+      draft.usdt_irt = 1;
+      (draft.rates[0] as { sell_usdt: number }).sell_usdt = 1;
+      const read = await store.latestSnapshot();
+      if (read?.rates[1]) read.rates[1].sell_usdt = 2;
+      expect(await store.latestSnapshot()).toMatchObject(draftAt(3));
+    });
+
+    it('stores the collector health report, the last one written winning', async () => {
+      expect(await store.getCollectorStatus()).toBeNull();
+      await store.putCollectorStatus({ ...status, reported_at: '2026-03-01T10:00:00.000Z' });
+      await store.putCollectorStatus(status);
+      expect(await store.getCollectorStatus()).toEqual(status);
+    });
+  });
+}

@@ -1,0 +1,89 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { openStore } from '../../src/store/open-store.ts';
+import { openSqlite, type SqliteDatabase } from '../../src/store/sqlite/database.ts';
+import { SqliteSnapshotStore } from '../../src/store/sqlite/snapshot-store.ts';
+import { describeSnapshotStoreContract, draftAt } from './snapshot-store-contract.ts';
+
+let dir = '';
+let db: SqliteDatabase | null = null;
+
+describeSnapshotStoreContract('SqliteSnapshotStore', {
+  open: () => {
+    dir = mkdtempSync(join(tmpdir(), 'nerkh-sqlite-'));
+    db = openSqlite(join(dir, 'nerkh.db'));
+    return new SqliteSnapshotStore(db, 1000);
+  },
+  close: () => {
+    db?.close();
+    rmSync(dir, { recursive: true, force: true });
+  },
+});
+
+describe('SqliteSnapshotStore on a file', () => {
+  let dataDir: string;
+  const open: SqliteDatabase[] = [];
+  const openDb = () => {
+    const handle = openSqlite(join(dataDir, 'nerkh.db'));
+    open.push(handle);
+    return handle;
+  };
+  beforeEach(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'nerkh-sqlite-'));
+  });
+  afterEach(() => {
+    for (const handle of open.splice(0)) if (handle.open) handle.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('prunes beyond the retention bound in the same commit, keeping the newest', async () => {
+    const handle = openDb();
+    const store = new SqliteSnapshotStore(handle, 3);
+    for (let minute = 0; minute < 7; minute++) await store.commitSnapshot(draftAt(minute));
+    const ids = handle.prepare('SELECT id FROM snapshots ORDER BY id').pluck().all();
+    expect(ids).toEqual([5, 6, 7]);
+    expect(await store.latestSnapshot()).toEqual({ id: 7, ...draftAt(6) });
+  });
+
+  it('serves the last committed snapshot and health report after a restart, and keeps numbering up', async () => {
+    const first = new SqliteSnapshotStore(openDb(), 2);
+    for (let minute = 0; minute < 4; minute++) await first.commitSnapshot(draftAt(minute));
+    const status = { reported_at: '2026-03-01T10:04:00.000Z', refresh_seconds: 600, sources: [] };
+    await first.putCollectorStatus(status);
+    open[0]?.close();
+
+    const reopened = new SqliteSnapshotStore(openDb(), 2);
+    expect(await reopened.latestSnapshot()).toEqual({ id: 4, ...draftAt(3) });
+    expect(await reopened.latestSnapshotId()).toBe(4);
+    expect(await reopened.getCollectorStatus()).toEqual(status);
+    expect((await reopened.commitSnapshot(draftAt(9))).id).toBe(5);
+  });
+
+  it('lets a second connection (an API instance) see each commit as soon as it returns', async () => {
+    const writer = new SqliteSnapshotStore(openDb(), 10);
+    const reader = new SqliteSnapshotStore(openDb(), 10);
+    expect(await reader.latestSnapshotId()).toBe(0);
+    const committed = await writer.commitSnapshot(draftAt(1));
+    expect(await reader.latestSnapshot()).toEqual(committed);
+  });
+
+  it('is opened by openStore as nerkh.db in NERKH_DATA_DIR', async () => {
+    const config = loadConfig({ NERKH_DATA_DIR: join(dataDir, 'nested') });
+    const store = openStore(config);
+    try {
+      await store.snapshots.commitSnapshot(draftAt(0));
+    } finally {
+      store.close();
+    }
+    expect(existsSync(join(dataDir, 'nested', 'nerkh.db'))).toBe(true);
+    const again = openStore(config);
+    try {
+      expect(await again.snapshots.latestSnapshot()).toEqual({ id: 1, ...draftAt(0) });
+    } finally {
+      again.close();
+    }
+  });
+});
