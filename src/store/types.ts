@@ -84,3 +84,40 @@ export interface KeyRequestStore {
 export class KeyRequestStateError extends Error {
   override name = 'KeyRequestStateError';
 }
+
+/** An issued API key as stored (design §4): never the key itself, only its SHA-256 hash. */
+export interface ApiKeyRecord {
+  /** Operator-facing id, `key_` and 12 lowercase hex digits; what `nerkh keys revoke` takes. */
+  id: string;
+  /** First characters of the key (`nerkh_AbC123`), enough to recognise it in a list. */
+  prefix: string;
+  /** Lowercase hex SHA-256 of the whole key. */
+  hash: string;
+  org: string;
+  contact: string | null;
+  purpose: string;
+  /** Per-key override of NERKH_RATE_LIMIT (requests per window), or null for the default. */
+  rate_limit: number | null;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+/** Issued keys. Writers (the CLI) may run in other processes than readers (API instances). */
+export interface ApiKeyStore {
+  insertApiKey(record: ApiKeyRecord): Promise<void>;
+  findApiKeyByHash(hash: string): Promise<ApiKeyRecord | null>;
+  getApiKey(id: string): Promise<ApiKeyRecord | null>;
+  /** Oldest first. */
+  listApiKeys(): Promise<ApiKeyRecord[]>;
+  /** Sets revoked_at once; returns the record (null when no key has that id). */
+  revokeApiKey(id: string, now?: Date): Promise<ApiKeyRecord | null>;
+  /** Records last use in one batch (key id → ISO time); only ever moves last_used_at forward. */
+  recordApiKeyUse(lastUsed: ReadonlyMap<string, string>): Promise<void>;
+  /**
+   * A number that changes whenever a key is issued, revoked or changed by any process (not on
+   * last-use updates); API instances poll it to drop their key caches.
+   */
+  apiKeysVersion(): Promise<number>;
+}

@@ -47,6 +47,17 @@ const migrations: readonly string[] = [
   // Contact-page limit per client: a keyed hash of the IP, never the address itself.
   `ALTER TABLE key_requests ADD COLUMN client_hash TEXT;
    CREATE INDEX key_requests_client ON key_requests (client_hash, created_at);`,
+  // A counter every write to api_keys bumps (except last-use updates), whichever process or tool
+  // makes it: API instances poll it ~1/s to drop key caches, so a revocation applies everywhere.
+  `CREATE TABLE api_keys_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL);
+   INSERT INTO api_keys_version (id, version) VALUES (1, 0);
+   CREATE TRIGGER api_keys_inserted AFTER INSERT ON api_keys
+     BEGIN UPDATE api_keys_version SET version = version + 1 WHERE id = 1; END;
+   CREATE TRIGGER api_keys_updated
+     AFTER UPDATE OF prefix, hash, org, contact, purpose, rate_limit, expires_at, revoked_at ON api_keys
+     BEGIN UPDATE api_keys_version SET version = version + 1 WHERE id = 1; END;
+   CREATE TRIGGER api_keys_deleted AFTER DELETE ON api_keys
+     BEGIN UPDATE api_keys_version SET version = version + 1 WHERE id = 1; END;`,
 ];
 
 /**

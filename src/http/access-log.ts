@@ -1,0 +1,60 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+
+/** Query parameter names clients wrongly put keys in (design §2); compared case-insensitively. */
+const queryKeyNames = new Set(['key', 'api_key', 'apikey']);
+
+/** True when the raw query string carries a key parameter, under any casing or percent-encoding. */
+export function queryCarriesKey(rawQuery: string): boolean {
+  if (rawQuery === '') return false;
+  for (const name of new URLSearchParams(rawQuery).keys()) {
+    if (queryKeyNames.has(name.toLowerCase())) return true;
+  }
+  return false;
+}
+
+/**
+ * The URL as it may be logged: a query string that carries a key is replaced whole, because its
+ * other parameters could hold the key too (a mistyped name) and query strings are where keys leak.
+ */
+export function loggableUrl(url: string): string {
+  const query = url.indexOf('?');
+  if (query === -1) return url;
+  return queryCarriesKey(url.slice(query + 1)) ? `${url.slice(0, query)}?[redacted]` : url;
+}
+
+const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * Request id: the caller's `X-Request-Id` when it is a plain token (so ids cannot smuggle text
+ * into logs), otherwise a fresh UUID. It is returned in `X-Request-Id` and bound to every log line.
+ */
+export function requestIdOf(request: IncomingMessage): string {
+  const given = request.headers['x-request-id'];
+  return typeof given === 'string' && requestIdPattern.test(given) ? given : randomUUID();
+}
+
+/**
+ * One access-log line per response: request id, method, URL (redacted as above), status and
+ * duration. Fastify's built-in request logging is off because it logs the raw URL.
+ * `X-API-Key` is never read here; the logger's redaction guards the header name as well.
+ */
+export function installAccessLog(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      {
+        method: request.method,
+        url: loggableUrl(request.url),
+        status: reply.statusCode,
+        duration_ms: Math.round(reply.elapsedTime * 100) / 100,
+        ip: request.ip,
+        key_id: request.apiKeyId ?? undefined,
+      },
+      'request',
+    );
+  });
+}

@@ -1,0 +1,154 @@
+import type { Static } from 'typebox';
+import type { CollectorStatus, SourceHealth } from '../store/types.ts';
+import type { HealthCheckSchema, HealthSchema } from './schemas.ts';
+
+export type HealthStatus = 'pass' | 'warn' | 'fail';
+export type HealthBody = Static<typeof HealthSchema>;
+/** A check entry; extension members (e.g. `rejected`) are allowed by the draft. */
+type HealthCheck = Static<typeof HealthCheckSchema> & Record<string, unknown>;
+
+/** A collector report older than this means the collector stopped (it reports every few seconds). */
+export const collectorStaleSeconds = 30;
+
+export interface HealthInput {
+  /** The served snapshot, or null before the first commit. */
+  snapshot: { updated_at: string; count: number } | null;
+  collector: CollectorStatus | null;
+  nowMs: number;
+  refreshSeconds: number;
+  releaseId: string;
+}
+
+export interface HealthReport {
+  /** 200 for pass and warn, 503 for fail (draft-inadarei-api-health-check §3). */
+  httpStatus: 200 | 503;
+  body: HealthBody;
+}
+
+const worse = (a: HealthStatus, b: HealthStatus): HealthStatus =>
+  a === 'fail' || b === 'fail' ? 'fail' : a === 'warn' || b === 'warn' ? 'warn' : 'pass';
+
+/**
+ * Judges the service's freshness (README "Health"):
+ * - pass: snapshot age ≤ 1.5 × refresh interval, every source up, collector reporting;
+ * - warn: age ≤ 3 × refresh, or a source degraded or down, or the collector's report missing or
+ *   older than 30 s — rates are still served, but may be getting old;
+ * - fail: no snapshot at all, or age > 3 × refresh.
+ * Sources only ever warn the whole service: while the last snapshot is fresh it is still right to use.
+ */
+export function assessHealth(input: HealthInput): HealthReport {
+  const { snapshot, collector, nowMs, refreshSeconds } = input;
+  const checks: Record<string, HealthCheck[]> = {};
+  let status: HealthStatus = 'pass';
+
+  let ageSeconds: number | null = null;
+  let nextRefreshAt: string | null = null;
+  if (snapshot === null) {
+    status = 'fail';
+    checks['snapshot:age'] = [
+      {
+        componentType: 'datastore',
+        status: 'fail',
+        time: null,
+        observedValue: null,
+        observedUnit: 's',
+        output: 'No rate snapshot has been committed yet.',
+      },
+    ];
+  } else {
+    const updatedMs = Date.parse(snapshot.updated_at);
+    ageSeconds = Math.max(0, Math.floor((nowMs - updatedMs) / 1000));
+    nextRefreshAt = new Date(updatedMs + refreshSeconds * 1000).toISOString();
+    const ageStatus: HealthStatus =
+      ageSeconds <= 1.5 * refreshSeconds ? 'pass' : ageSeconds <= 3 * refreshSeconds ? 'warn' : 'fail';
+    status = worse(status, ageStatus);
+    checks['snapshot:age'] = [
+      {
+        componentType: 'datastore',
+        status: ageStatus,
+        time: snapshot.updated_at,
+        observedValue: ageSeconds,
+        observedUnit: 's',
+        output:
+          ageStatus === 'pass'
+            ? `Snapshot is ${ageSeconds} s old; refreshed every ${refreshSeconds} s.`
+            : `Snapshot is ${ageSeconds} s old, more than ${ageStatus === 'warn' ? 1.5 : 3} × the ${refreshSeconds} s refresh interval.`,
+      },
+    ];
+  }
+
+  if (collector === null) {
+    status = worse(status, 'warn');
+    checks['collector:report'] = [
+      {
+        componentType: 'component',
+        status: 'warn',
+        time: null,
+        observedValue: null,
+        observedUnit: 's',
+        output: 'The collector has not reported yet; source states are unknown.',
+      },
+    ];
+  } else {
+    const reportAge = Math.max(0, Math.floor((nowMs - Date.parse(collector.reported_at)) / 1000));
+    const stale = reportAge > collectorStaleSeconds;
+    if (stale) status = worse(status, 'warn');
+    checks['collector:report'] = [
+      {
+        componentType: 'component',
+        status: stale ? 'warn' : 'pass',
+        time: collector.reported_at,
+        observedValue: reportAge,
+        observedUnit: 's',
+        output: stale
+          ? `The collector last reported ${reportAge} s ago; it may have stopped, source states below are old.`
+          : `The collector reported ${reportAge} s ago.`,
+      },
+    ];
+    for (const source of collector.sources) {
+      const sourceStatus = sourceCheckStatus(source);
+      if (sourceStatus !== 'pass') status = worse(status, 'warn');
+      checks[`${source.source}:connection`] = [
+        {
+          componentType: 'component',
+          status: sourceStatus,
+          time: source.last_message_at,
+          observedValue: source.state,
+          output: source.detail,
+          last_message_at: source.last_message_at,
+          rejected: source.rejected,
+          reconnects: source.reconnects,
+        },
+      ];
+    }
+  }
+
+  const body: HealthBody = {
+    status,
+    version: '1',
+    releaseId: input.releaseId,
+    serviceId: 'nerkh',
+    description: 'nerkh: current sell rates of digital currencies in tether and toman',
+    ...(status === 'pass' ? {} : { output: summary(checks) }),
+    updated_at: snapshot?.updated_at ?? null,
+    age_seconds: ageSeconds,
+    next_refresh_at: nextRefreshAt,
+    count: snapshot?.count ?? null,
+    checks,
+  };
+  return { httpStatus: status === 'fail' ? 503 : 200, body };
+}
+
+function sourceCheckStatus(source: SourceHealth): HealthStatus {
+  if (source.state === 'up') return 'pass';
+  return source.state === 'degraded' ? 'warn' : 'fail';
+}
+
+/** The outputs of the checks that did not pass, as one line for `output`. */
+function summary(checks: Record<string, HealthCheck[]>): string {
+  return Object.entries(checks)
+    .flatMap(([name, entries]) =>
+      entries.filter((entry) => entry.status !== 'pass').map((e) => `${name}: ${e.output}`),
+    )
+    .join(' ');
+}

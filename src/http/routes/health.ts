@@ -1,0 +1,40 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { HealthSchema } from '../schemas.ts';
+
+const healthContentType = 'application/health+json';
+
+/**
+ * `GET /v1/health` (alias `/health`, spec §4.2): no key, never cached. The body follows
+ * draft-inadarei-api-health-check; 503 means the rates must not be relied on.
+ */
+export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const schema = {
+    summary: 'Service status and data freshness',
+    description:
+      'Check before relying on a rate. status pass: fresh data, all sources up; warn: rates still served but a source is degraded or the data is getting old; fail: no data, or data older than 3 refresh intervals (HTTP 503). Judge a single currency by its own as_of.',
+    tags: ['health'],
+    response: {
+      200: {
+        description: 'pass or warn',
+        headers: { 'Cache-Control': { type: 'string', const: 'no-store' } },
+        content: { [healthContentType]: { schema: HealthSchema } },
+      },
+      503: {
+        description: 'fail: the rates must not be relied on',
+        headers: { 'Cache-Control': { type: 'string', const: 'no-store' } },
+        content: { [healthContentType]: { schema: HealthSchema } },
+      },
+    },
+  };
+  const handler = async (_request: FastifyRequest, reply: FastifyReply) => {
+    const report = await app.nerkh.health();
+    return reply
+      .code(report.httpStatus)
+      .header('Content-Type', healthContentType)
+      .header('Cache-Control', 'no-store')
+      .send(JSON.stringify(report.body));
+  };
+  app.get('/v1/health', { schema }, handler);
+  app.get('/health', { schema: { ...schema, hide: true } }, handler);
+};

@@ -1,0 +1,177 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
+import { Type } from 'typebox';
+import { negotiateContentCoding } from '../content-coding.ts';
+import { problem, problemResponse } from '../errors.ts';
+import { RatesResponseSchema } from '../schemas.ts';
+import type { EncodedBody, SnapshotView } from '../snapshot-cache.ts';
+
+/** Seconds a client should wait for the first snapshot of a freshly started service. */
+const firstSnapshotRetrySeconds = 5;
+
+const rateLimitHeaders = {
+  RateLimit: Type.String({
+    description:
+      'draft-ietf-httpapi-ratelimit-headers: remaining requests r and seconds t until the next slot frees',
+    examples: ['"default";r=59;t=60'],
+  }),
+  'RateLimit-Policy': Type.String({
+    description: 'draft-ietf-httpapi-ratelimit-headers: q requests per rolling window of w seconds',
+    examples: ['"default";q=60;w=60'],
+  }),
+};
+
+/**
+ * Sends bytes that are already the JSON of RatesResponseSchema (built in SnapshotView); Fastify
+ * passes a Buffer through without serializing, which is the point of precomputing it.
+ */
+function sendPrecomputed(reply: FastifyReply, body: Buffer): FastifyReply {
+  return reply.send(body);
+}
+
+/** Weak comparison of If-None-Match against the selected representation (RFC 9110 §13.1.2). */
+function etagMatches(ifNoneMatch: string, etag: string): boolean {
+  if (ifNoneMatch.trim() === '*') return true;
+  for (const candidate of ifNoneMatch.split(',')) {
+    const tag = candidate.trim();
+    if ((tag.startsWith('W/') ? tag.slice(2) : tag) === etag) return true;
+  }
+  return false;
+}
+
+function notModified(
+  headers: { 'if-none-match'?: string; 'if-modified-since'?: string },
+  etag: string,
+  view: SnapshotView,
+): boolean {
+  // If-None-Match, when present, decides alone (RFC 9110 §13.1.3).
+  if (headers['if-none-match'] !== undefined) return etagMatches(headers['if-none-match'], etag);
+  const since = headers['if-modified-since'];
+  if (since === undefined) return false;
+  const sinceMs = Date.parse(since);
+  return Number.isFinite(sinceMs) && Math.floor(view.updatedAtMs / 1000) * 1000 <= sinceMs;
+}
+
+/**
+ * `GET /v1/rates[?symbol=]` (spec §4.1, design §2). Key check and rate limit run first (onRequest),
+ * then validation. The body comes precomputed from the snapshot cache in the negotiated coding,
+ * so the hot path only picks a buffer and sets headers.
+ */
+export const ratesRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { snapshots, requireApiKey, clock } = app.nerkh;
+
+  app.get(
+    '/rates',
+    {
+      onRequest: requireApiKey,
+      attachValidation: true,
+      schema: {
+        summary: 'Current sell rates',
+        description:
+          'Sell rates (what a user pays to buy) of the listed currencies in tether and toman, from the last committed snapshot (refreshed every 10 minutes). Use each row’s as_of to judge its freshness. Rates are informational.',
+        tags: ['rates'],
+        security: [{ ApiKeyAuth: [] }],
+        querystring: Type.Object({
+          symbol: Type.Optional(
+            Type.String({
+              pattern: '^[A-Za-z0-9]{1,20}$',
+              description: 'Restrict the list to one currency; case-insensitive (btc = BTC)',
+              examples: ['BTC'],
+            }),
+          ),
+        }),
+        headers: Type.Object({
+          'if-none-match': Type.Optional(
+            Type.String({ description: 'ETag of a cached response; 304 if unchanged' }),
+          ),
+          'if-modified-since': Type.Optional(
+            Type.String({ description: 'HTTP-date; 304 if not refreshed since' }),
+          ),
+          'accept-encoding': Type.Optional(Type.String({ description: 'br and gzip are available' })),
+        }),
+        response: {
+          200: {
+            description: 'The rates',
+            headers: {
+              ...rateLimitHeaders,
+              ETag: Type.String({ description: 'Changes with every snapshot' }),
+              'Last-Modified': Type.String({ description: 'updated_at as an HTTP-date' }),
+              'Cache-Control': Type.String({
+                description: 'private, max-age = seconds until the next refresh',
+                examples: ['private, max-age=412'],
+              }),
+            },
+            content: { 'application/json': { schema: RatesResponseSchema } },
+          },
+          304: Type.Null({
+            description: 'Not modified since the ETag or date given',
+            headers: rateLimitHeaders,
+          }),
+          400: problemResponse(
+            'invalid-symbol: symbol is not 1–20 ASCII letters or digits',
+            rateLimitHeaders,
+          ),
+          401: problemResponse(
+            'missing-api-key: no X-API-Key header (keys in the query string are refused)',
+            {
+              'WWW-Authenticate': Type.String(),
+            },
+          ),
+          403: problemResponse('invalid-api-key: the key is unknown, malformed, revoked or expired'),
+          404: problemResponse('unknown-symbol: the symbol is well formed but not listed', rateLimitHeaders),
+          429: problemResponse(
+            'rate-limited: more than the allowed requests in a rolling window; or too-many-failed-keys from this address',
+            {
+              ...rateLimitHeaders,
+              'Retry-After': Type.Integer({ minimum: 1, description: 'Seconds to wait' }),
+            },
+          ),
+          503: problemResponse('service-unavailable: no snapshot has been committed yet', {
+            'Retry-After': Type.Integer({ minimum: 1 }),
+          }),
+        },
+      },
+    },
+    async (request, reply) => {
+      if (request.validationError) {
+        throw request.validationError.validationContext === 'querystring'
+          ? problem(
+              'invalid-symbol',
+              'symbol must be 1 to 20 ASCII letters or digits, given once (e.g. BTC).',
+            )
+          : problem('invalid-request', request.validationError.message);
+      }
+      const view = snapshots.current();
+      if (view === null) {
+        throw problem(
+          'service-unavailable',
+          'No rate snapshot has been committed yet; the service has just started.',
+          {},
+          { 'Retry-After': String(firstSnapshotRetrySeconds) },
+        );
+      }
+      const { symbol } = request.query;
+      let body: EncodedBody | null = view.all;
+      if (symbol !== undefined) {
+        body = view.forSymbol(symbol.toUpperCase());
+        if (body === null) {
+          throw problem(
+            'unknown-symbol',
+            `${symbol.toUpperCase()} is not listed; GET /v1/rates lists every currency.`,
+          );
+        }
+      }
+      const coding = negotiateContentCoding(request.headers['accept-encoding']);
+      const etag = body.etags[coding];
+      const maxAge = Math.max(0, Math.ceil((view.nextRefreshMs - clock()) / 1000));
+      reply
+        .header('Vary', 'Accept-Encoding')
+        .header('ETag', etag)
+        .header('Last-Modified', view.lastModified)
+        .header('Cache-Control', `private, max-age=${maxAge}`);
+      if (notModified(request.headers, etag, view)) return reply.code(304).send(null);
+      if (coding !== 'identity') reply.header('Content-Encoding', coding);
+      return sendPrecomputed(reply.type('application/json'), body.bodies[coding]);
+    },
+  );
+};

@@ -1,0 +1,75 @@
+import { Type } from 'typebox';
+
+/**
+ * Response shapes of spec §2 as TypeBox schemas: they document the API in OpenAPI and tests check
+ * real responses against them, so the description and the bytes cannot drift apart.
+ */
+const DateTime = Type.String({ format: 'date-time' });
+
+export const RateSchema = Type.Object(
+  {
+    symbol: Type.String({ description: 'Currency ticker symbol', examples: ['BTC'] }),
+    name_fa: Type.String({ description: 'Persian name of the currency', examples: ['بیت‌کوین'] }),
+    sell_usdt: Type.Number({ description: 'Sell rate in tether (USDT)', exclusiveMinimum: 0 }),
+    sell_irt: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+      description: 'Sell rate in toman (not rial); null when the tether rate is unknown',
+    }),
+    change_24h: Type.Union([Type.Number(), Type.Null()], { description: 'Percentage change over 24 hours' }),
+    as_of: Type.String({
+      format: 'date-time',
+      description: "Time of this currency's last price move; judge freshness by this, not by updated_at",
+    }),
+    url: Type.String({ format: 'uri', description: 'Page of the currency' }),
+  },
+  { additionalProperties: false },
+);
+
+export const RatesResponseSchema = Type.Object(
+  {
+    source: Type.String({ description: 'Origin label of the data' }),
+    side: Type.Literal('sell', { description: 'Always sell: what a user pays to buy the currency' }),
+    usdt_irt: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+      description: 'Sell rate of tether in toman',
+    }),
+    updated_at: Type.String({
+      format: 'date-time',
+      description: 'When the whole data set was last refreshed; not the time of any single currency',
+    }),
+    disclaimer: Type.String({ description: 'The rates are informational' }),
+    count: Type.Integer({ minimum: 0, description: 'Number of items in rates' }),
+    rates: Type.Array(RateSchema),
+  },
+  { additionalProperties: false },
+);
+
+const CheckStatus = Type.Union([Type.Literal('pass'), Type.Literal('warn'), Type.Literal('fail')]);
+
+/** One entry of a `checks` array (draft-inadarei-api-health-check §4.11 and §5). */
+export const HealthCheckSchema = Type.Object(
+  {
+    componentType: Type.String(),
+    status: CheckStatus,
+    time: Type.Union([DateTime, Type.Null()]),
+    observedValue: Type.Union([Type.Number(), Type.String(), Type.Null()]),
+    observedUnit: Type.Optional(Type.String()),
+    output: Type.String(),
+  },
+  { additionalProperties: true },
+);
+
+export const HealthSchema = Type.Object(
+  {
+    status: CheckStatus,
+    version: Type.String(),
+    releaseId: Type.String(),
+    serviceId: Type.String(),
+    description: Type.String(),
+    output: Type.Optional(Type.String()),
+    updated_at: Type.Union([DateTime, Type.Null()], { description: 'Commit time of the served snapshot' }),
+    age_seconds: Type.Union([Type.Integer(), Type.Null()], { description: 'Age of the served snapshot' }),
+    next_refresh_at: Type.Union([DateTime, Type.Null()], { description: 'When the next snapshot is due' }),
+    count: Type.Union([Type.Integer(), Type.Null()], { description: 'Currencies in the served snapshot' }),
+    checks: Type.Record(Type.String(), Type.Array(HealthCheckSchema)),
+  },
+  { additionalProperties: false, description: 'draft-inadarei-api-health-check response' },
+);

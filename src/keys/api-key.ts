@@ -1,0 +1,69 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { crc32 } from 'node:zlib';
+
+/**
+ * API key format (design §4): `nerkh_<body>_<checksum>`.
+ * - body: 22 base62 characters from the CSPRNG, 22 × log2(62) ≈ 131 bits of entropy;
+ * - checksum: CRC32 of the body in 6 base62 characters, so a mistyped or invented key is refused
+ *   without a store lookup, and secret scanners can tell a real key from random text (the scheme
+ *   GitHub uses for its tokens: https://github.blog/2021-04-05-behind-githubs-new-authentication-token-formats/).
+ * Only the SHA-256 of the key is stored. A salt or slow hash would add nothing: with 131 random
+ * bits there is no dictionary to attack, and the lookup must stay O(1) by hash.
+ */
+const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const bodyLength = 22;
+const checksumLength = 6;
+export const apiKeyPrefix = 'nerkh_';
+const keyPattern = /^nerkh_([0-9A-Za-z]{22})_([0-9A-Za-z]{6})$/;
+/** Characters of the key shown in listings: the prefix and 6 of the body (36 bits, not enough to guess with). */
+const displayLength = apiKeyPrefix.length + 6;
+
+function base62(value: number, width: number): string {
+  let text = '';
+  let rest = value;
+  for (let index = 0; index < width; index++) {
+    text = alphabet[rest % 62] + text;
+    rest = Math.floor(rest / 62);
+  }
+  return text;
+}
+
+function checksumOf(body: string): string {
+  return base62(crc32(body), checksumLength);
+}
+
+/** Uniform random base62: bytes ≥ 248 (= 4 × 62) are discarded so no character is more likely. */
+function randomBase62(length: number): string {
+  let text = '';
+  while (text.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248 && text.length < length) text += alphabet[byte % 62];
+    }
+  }
+  return text;
+}
+
+export function generateApiKey(): string {
+  const body = randomBase62(bodyLength);
+  return `${apiKeyPrefix}${body}_${checksumOf(body)}`;
+}
+
+/** True when `key` has the nerkh shape and its checksum matches; no store is consulted. */
+export function isWellFormedApiKey(key: string): boolean {
+  const match = keyPattern.exec(key);
+  return match !== null && checksumOf(match[1] as string) === match[2];
+}
+
+/** What the store keeps instead of the key: lowercase hex SHA-256. */
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+export function displayPrefix(key: string): string {
+  return key.slice(0, displayLength);
+}
+
+/** Operator-facing key id: `key_` and 12 lowercase hex digits (48 random bits). */
+export function newApiKeyId(): string {
+  return `key_${randomBytes(6).toString('hex')}`;
+}

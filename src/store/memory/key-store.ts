@@ -1,0 +1,54 @@
+import type { ApiKeyRecord, ApiKeyStore } from '../types.ts';
+
+/** In-memory twin of SqliteApiKeyStore for tests: same contract, nothing survives the process. */
+export class MemoryApiKeyStore implements ApiKeyStore {
+  readonly #byId = new Map<string, ApiKeyRecord>();
+  readonly #idByHash = new Map<string, string>();
+  #version = 0;
+
+  async insertApiKey(record: ApiKeyRecord): Promise<void> {
+    if (this.#byId.has(record.id) || this.#idByHash.has(record.hash)) {
+      throw new Error(`API key ${record.id} already exists`);
+    }
+    this.#byId.set(record.id, structuredClone(record));
+    this.#idByHash.set(record.hash, record.id);
+    this.#version++;
+  }
+
+  async findApiKeyByHash(hash: string): Promise<ApiKeyRecord | null> {
+    const id = this.#idByHash.get(hash);
+    return id === undefined ? null : this.getApiKey(id);
+  }
+
+  async getApiKey(id: string): Promise<ApiKeyRecord | null> {
+    const record = this.#byId.get(id);
+    return record ? structuredClone(record) : null;
+  }
+
+  async listApiKeys(): Promise<ApiKeyRecord[]> {
+    return [...this.#byId.values()]
+      .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id))
+      .map((record) => structuredClone(record));
+  }
+
+  async revokeApiKey(id: string, now = new Date()): Promise<ApiKeyRecord | null> {
+    const record = this.#byId.get(id);
+    if (!record) return null;
+    if (record.revoked_at === null) {
+      record.revoked_at = now.toISOString();
+      this.#version++;
+    }
+    return structuredClone(record);
+  }
+
+  async recordApiKeyUse(lastUsed: ReadonlyMap<string, string>): Promise<void> {
+    for (const [id, at] of lastUsed) {
+      const record = this.#byId.get(id);
+      if (record && (record.last_used_at === null || record.last_used_at < at)) record.last_used_at = at;
+    }
+  }
+
+  async apiKeysVersion(): Promise<number> {
+    return this.#version;
+  }
+}

@@ -1,0 +1,70 @@
+import type { ApiKeyRecord, ApiKeyStore } from '../types.ts';
+import type { SqliteDatabase } from './database.ts';
+
+const columns =
+  'id, prefix, hash, org, contact, purpose, rate_limit, created_at, expires_at, revoked_at, last_used_at';
+
+/**
+ * Issued keys in SQLite. The CLI writes from its own process while servers read: WAL and
+ * busy_timeout (set in openSqlite) let both proceed, and the api_keys_version counter, bumped by
+ * triggers, tells every reader that its cache is stale.
+ */
+export class SqliteApiKeyStore implements ApiKeyStore {
+  readonly #insert;
+  readonly #byHash;
+  readonly #byId;
+  readonly #list;
+  readonly #revoke;
+  readonly #touch;
+  readonly #version;
+  readonly #recordUse;
+
+  constructor(db: SqliteDatabase) {
+    this.#insert = db.prepare<[ApiKeyRecord], never>(
+      `INSERT INTO api_keys (${columns}) VALUES
+         (@id, @prefix, @hash, @org, @contact, @purpose, @rate_limit, @created_at, @expires_at, @revoked_at, @last_used_at)`,
+    );
+    this.#byHash = db.prepare<[string], ApiKeyRecord>(`SELECT ${columns} FROM api_keys WHERE hash = ?`);
+    this.#byId = db.prepare<[string], ApiKeyRecord>(`SELECT ${columns} FROM api_keys WHERE id = ?`);
+    this.#list = db.prepare<[], ApiKeyRecord>(`SELECT ${columns} FROM api_keys ORDER BY created_at, id`);
+    this.#revoke = db.prepare<[string, string], never>(
+      'UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL',
+    );
+    this.#touch = db.prepare<[string, string, string], never>(
+      'UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)',
+    );
+    this.#version = db.prepare<[], { version: number }>('SELECT version FROM api_keys_version WHERE id = 1');
+    this.#recordUse = db.transaction((lastUsed: ReadonlyMap<string, string>) => {
+      for (const [id, at] of lastUsed) this.#touch.run(at, id, at);
+    });
+  }
+
+  async insertApiKey(record: ApiKeyRecord): Promise<void> {
+    this.#insert.run(record);
+  }
+
+  async findApiKeyByHash(hash: string): Promise<ApiKeyRecord | null> {
+    return this.#byHash.get(hash) ?? null;
+  }
+
+  async getApiKey(id: string): Promise<ApiKeyRecord | null> {
+    return this.#byId.get(id) ?? null;
+  }
+
+  async listApiKeys(): Promise<ApiKeyRecord[]> {
+    return this.#list.all();
+  }
+
+  async revokeApiKey(id: string, now = new Date()): Promise<ApiKeyRecord | null> {
+    this.#revoke.run(now.toISOString(), id);
+    return this.#byId.get(id) ?? null;
+  }
+
+  async recordApiKeyUse(lastUsed: ReadonlyMap<string, string>): Promise<void> {
+    if (lastUsed.size > 0) this.#recordUse.immediate(lastUsed);
+  }
+
+  async apiKeysVersion(): Promise<number> {
+    return this.#version.get()?.version ?? 0;
+  }
+}
