@@ -1,11 +1,13 @@
 import { join } from 'node:path';
 import type { Config } from '../config.ts';
 import { openSqlite, type SqliteDatabase } from './sqlite/database.ts';
+import { SqliteApiKeyStore } from './sqlite/key-store.ts';
 import { SqliteSnapshotStore } from './sqlite/snapshot-store.ts';
-import type { CollectorStatusStore, SnapshotStore } from './types.ts';
+import type { ApiKeyStore, CollectorStatusStore, SnapshotStore } from './types.ts';
 
 export interface OpenedStore {
   snapshots: SnapshotStore & CollectorStatusStore;
+  keys: ApiKeyStore;
   db: SqliteDatabase;
   close(): void;
 }
@@ -23,6 +25,7 @@ export function openStore(config: Config): OpenedStore {
   const db = openSqlite(sqliteFileOf(config));
   return {
     snapshots: new SqliteSnapshotStore(db, config.NERKH_SNAPSHOT_RETENTION),
+    keys: new SqliteApiKeyStore(db),
     db,
     close: () => db.close(),
   };
