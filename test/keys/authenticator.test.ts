@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { KeyAuthenticator } from '../../src/keys/authenticator.ts';
+import { issueApiKey } from '../../src/keys/issue-key.ts';
+import { createLogger } from '../../src/logger.ts';
+import { MemoryApiKeyStore } from '../../src/store/memory/key-store.ts';
+
+/** Counts store reads, to show what the cache saves. */
+class CountingStore extends MemoryApiKeyStore {
+  lookups = 0;
+  override async findApiKeyByHash(hash: string) {
+    this.lookups++;
+    return super.findApiKeyByHash(hash);
+  }
+}
+
+function authenticatorFor(store: MemoryApiKeyStore, now = () => Date.parse('2025-01-01T00:00:00Z')) {
+  return new KeyAuthenticator({
+    store,
+    logger: createLogger('silent'),
+    clock: now,
+    pollMs: 60_000,
+    flushMs: 60_000,
+  });
+}
+
+describe('KeyAuthenticator', () => {
+  it('accepts an issued key and answers repeats from its cache', async () => {
+    const store = new CountingStore();
+    const { key, record } = await issueApiKey(store, { org: 'A', purpose: 'p', rateLimit: 7 });
+    const auth = authenticatorFor(store);
+    await auth.start();
+    for (let i = 0; i < 5; i++) expect(await auth.authenticate(key)).toEqual({ id: record.id, rateLimit: 7 });
+    expect(store.lookups).toBe(1);
+    await auth.close();
+  });
+
+  it('refuses malformed keys without a store read, and caches unknown ones', async () => {
+    const store = new CountingStore();
+    const { key } = await issueApiKey(store, { org: 'A', purpose: 'p' });
+    const auth = authenticatorFor(store);
+    await auth.start();
+    expect(await auth.authenticate('nerkh_nope')).toBeNull();
+    expect(await auth.authenticate(`${key.slice(0, -1)}0`)).toBeNull();
+    expect(store.lookups).toBe(0);
+    const unknown = (await issueApiKey(new MemoryApiKeyStore(), { org: 'B', purpose: 'p' })).key;
+    expect(await auth.authenticate(unknown)).toBeNull();
+    expect(await auth.authenticate(unknown)).toBeNull();
+    expect(store.lookups).toBe(1);
+    await auth.close();
+  });
+
+  it('stops accepting a revoked key at the next version poll', async () => {
+    const store = new MemoryApiKeyStore();
+    const { key, record } = await issueApiKey(store, { org: 'A', purpose: 'p' });
+    const auth = authenticatorFor(store);
+    await auth.start();
+    expect(await auth.authenticate(key)).not.toBeNull();
+    await store.revokeApiKey(record.id);
+    await auth.pollVersion();
+    expect(await auth.authenticate(key)).toBeNull();
+    await auth.close();
+  });
+
+  it('refuses an expired key', async () => {
+    const store = new MemoryApiKeyStore();
+    const { key } = await issueApiKey(store, { org: 'A', purpose: 'p', expiresAt: '2025-01-01T00:00:00Z' });
+    const auth = authenticatorFor(store, () => Date.parse('2025-01-01T00:00:00Z'));
+    await auth.start();
+    expect(await auth.authenticate(key)).toBeNull();
+    await auth.close();
+  });
+
+  it('writes last use in one batch on flush and on close, not per request', async () => {
+    const store = new MemoryApiKeyStore();
+    const { key, record } = await issueApiKey(store, { org: 'A', purpose: 'p' });
+    let now = Date.parse('2025-01-01T00:00:00Z');
+    const auth = authenticatorFor(store, () => now);
+    await auth.start();
+    await auth.authenticate(key);
+    now += 5000;
+    await auth.authenticate(key);
+    expect((await store.getApiKey(record.id))?.last_used_at).toBeNull();
+    await auth.close();
+    expect((await store.getApiKey(record.id))?.last_used_at).toBe('2025-01-01T00:00:05.000Z');
+  });
+});
