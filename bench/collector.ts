@@ -1,13 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-
 /**
  * Collector throughput and snapshot build time on one core (design §3 targets):
  *   - ≥ 200,000 coinQuote ticks/s, moving and unchanged prices mixed, over 200 pairs;
  *   - ≤ 20 ms to build a snapshot of 5,000 coins.
  * Run: npm run bench:collector
  */
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Collector, type CollectorOptions } from '../src/collector/collector.ts';
 import { loadConfig } from '../src/config.ts';
 import { type Catalog, parseCatalog } from '../src/domain/catalog.ts';
