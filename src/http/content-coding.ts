@@ -38,8 +38,9 @@ function parseAndChoose(header: string): ContentCoding {
     const explicit = weights.get(coding) ?? (coding === 'gzip' ? weights.get('x-gzip') : undefined);
     if (explicit !== undefined) return explicit;
     if (wildcard !== undefined) return wildcard;
-    // identity is acceptable unless excluded explicitly or by `*;q=0` (RFC 9110 §12.5.3).
-    return coding === 'identity' ? 1 : 0;
+    // identity is acceptable unless excluded explicitly or by `*;q=0` (RFC 9110 §12.5.3), but a
+    // coding the client lists is what it prefers, so unlisted identity ranks below any of them.
+    return coding === 'identity' ? 0.001 : 0;
   };
   let best: ContentCoding = 'identity';
   let bestWeight = 0;

@@ -15,7 +15,8 @@ describe('error catalog', () => {
 
   it('covers every status the API answers with', () => {
     const statuses = new Set(errorCodes.map((code) => errorCatalog[code].status));
-    for (const status of [400, 401, 403, 404, 405, 406, 429, 431, 500, 503]) expect(statuses).toContain(status);
+    for (const status of [400, 401, 403, 404, 405, 406, 429, 431, 500, 503])
+      expect(statuses).toContain(status);
   });
 
   it('renders an RFC 9457 problem document with the code as extension member', () => {

@@ -1,0 +1,111 @@
+import { Value } from 'typebox/value';
+import { afterEach, describe, expect, it } from 'vitest';
+import { assessHealth } from '../../src/http/health.ts';
+import { HealthSchema } from '../../src/http/schemas.ts';
+import type { CollectorStatus, SourceState } from '../../src/store/types.ts';
+import { buildTestApp, healthyCollector, sampleSnapshot, type TestApp } from './fixtures.ts';
+
+const now = Date.parse('2025-01-01T12:00:00.000Z');
+const refreshSeconds = 600;
+const snapshotAged = (seconds: number) => ({
+  updated_at: new Date(now - seconds * 1000).toISOString(),
+  count: 42,
+});
+const collector = (states: SourceState[] = ['up', 'up'], reportAgeSeconds = 1): CollectorStatus => ({
+  ...healthyCollector(now),
+  reported_at: new Date(now - reportAgeSeconds * 1000).toISOString(),
+  sources: healthyCollector(now).sources.map((source, index) => ({
+    ...source,
+    state: states[index] ?? 'up',
+    detail: states[index] === 'up' ? 'ok' : `reconnecting after: stalled 30 s`,
+  })),
+});
+const assess = (snapshot: ReturnType<typeof snapshotAged> | null, report: CollectorStatus | null) =>
+  assessHealth({ snapshot, collector: report, nowMs: now, refreshSeconds, releaseId: '0.1.0' });
+
+describe('assessHealth thresholds', () => {
+  it.each([
+    ['fresh snapshot, sources up', snapshotAged(60), collector(), 'pass', 200],
+    ['age exactly 1.5 × refresh', snapshotAged(900), collector(), 'pass', 200],
+    ['age above 1.5 × refresh', snapshotAged(901), collector(), 'warn', 200],
+    ['age exactly 3 × refresh', snapshotAged(1800), collector(), 'warn', 200],
+    ['age above 3 × refresh', snapshotAged(1801), collector(), 'fail', 503],
+    ['no snapshot', null, collector(), 'fail', 503],
+    ['binance degraded', snapshotAged(60), collector(['degraded', 'up']), 'warn', 200],
+    ['nobitex down', snapshotAged(60), collector(['up', 'down']), 'warn', 200],
+    ['collector report 31 s old', snapshotAged(60), collector(['up', 'up'], 31), 'warn', 200],
+    ['collector report 30 s old', snapshotAged(60), collector(['up', 'up'], 30), 'pass', 200],
+    ['no collector report', snapshotAged(60), null, 'warn', 200],
+    ['source down and snapshot too old', snapshotAged(4000), collector(['down', 'down']), 'fail', 503],
+  ] as const)('%s → %s (HTTP %d)', (_label, snapshot, report, status, httpStatus) => {
+    const result = assess(snapshot, report);
+    expect(result.body.status).toBe(status);
+    expect(result.httpStatus).toBe(httpStatus);
+    expect(Value.Check(HealthSchema, result.body)).toBe(true);
+    if (status !== 'pass') expect(result.body.output).toBeTruthy();
+  });
+
+  it('reports one check per source and one for the snapshot, in the draft’s checks format', () => {
+    const { body } = assess(snapshotAged(120), collector(['up', 'degraded']));
+    expect(Object.keys(body.checks).sort()).toEqual([
+      'binance:connection',
+      'collector:report',
+      'nobitex:connection',
+      'snapshot:age',
+    ]);
+    expect(body.checks['snapshot:age']).toEqual([
+      expect.objectContaining({
+        status: 'pass',
+        observedValue: 120,
+        observedUnit: 's',
+        time: snapshotAged(120).updated_at,
+      }),
+    ]);
+    expect(body.checks['nobitex:connection']?.[0]).toMatchObject({
+      status: 'warn',
+      observedValue: 'degraded',
+      rejected: 0,
+      last_message_at: expect.any(String),
+    });
+    expect(body).toMatchObject({
+      version: '1',
+      releaseId: '0.1.0',
+      serviceId: 'nerkh',
+      age_seconds: 120,
+      count: 42,
+      next_refresh_at: '2025-01-01T12:08:00.000Z',
+    });
+  });
+});
+
+describe('GET /v1/health', () => {
+  let t: TestApp;
+  afterEach(async () => {
+    await t.app.close();
+  });
+
+  it('answers application/health+json without a key, never cached, on both paths', async () => {
+    t = await buildTestApp();
+    for (const url of ['/v1/health', '/health']) {
+      const response = await t.app.inject({ url });
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['content-type']).toMatch(/^application\/health\+json/);
+      expect(response.headers['cache-control']).toBe('no-store');
+      expect(response.headers.ratelimit).toBeUndefined();
+      expect(response.json()).toMatchObject({ status: 'pass', count: 4, age_seconds: 60 });
+    }
+  });
+
+  it('answers 503 fail before the first snapshot and 200 warn when it is getting old', async () => {
+    t = await buildTestApp({ snapshot: null });
+    const none = await t.app.inject({ url: '/v1/health' });
+    expect(none.statusCode).toBe(503);
+    expect(none.json().status).toBe('fail');
+    await t.app.close();
+
+    t = await buildTestApp({ snapshot: sampleSnapshot(), collector: null });
+    const warn = await t.app.inject({ url: '/v1/health' });
+    expect(warn.statusCode).toBe(200);
+    expect(warn.json().status).toBe('warn');
+  });
+});

@@ -1,0 +1,95 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildTestApp, publicUrl, type TestApp } from './fixtures.ts';
+
+let t: TestApp;
+afterEach(async () => {
+  await t.app.close();
+});
+
+describe('errors of the whole app are RFC 9457 problems', () => {
+  it('answers an unknown path with 404 not-found', async () => {
+    t = await buildTestApp();
+    const response = await t.app.inject({ url: '/v1/nope?x=1' });
+    expect(response.statusCode).toBe(404);
+    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(response.json()).toMatchInlineSnapshot(`
+      {
+        "code": "not-found",
+        "detail": "Nothing exists at /v1/nope.",
+        "instance": "/v1/nope",
+        "status": 404,
+        "title": "Not found",
+        "type": "https://rates.example.test/docs/errors#not-found",
+      }
+    `);
+  });
+
+  it.each(['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const)(
+    'answers %s on an existing path with 405 and Allow',
+    async (method) => {
+      t = await buildTestApp();
+      for (const url of ['/v1/rates', '/v1/health', '/health']) {
+        const response = await t.app.inject({ method, url, headers: { 'x-api-key': t.key } });
+        expect(response.statusCode).toBe(405);
+        expect(response.headers.allow).toBe('GET, HEAD');
+        expect(response.json()).toMatchObject({ code: 'method-not-allowed', status: 405 });
+      }
+    },
+  );
+
+  it('answers a malformed body with a problem, not Fastify JSON', async () => {
+    t = await buildTestApp();
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/v1/nope',
+      headers: { 'content-type': 'application/json' },
+      payload: '{',
+    });
+    expect(response.statusCode).toBeGreaterThanOrEqual(400);
+    expect(response.statusCode).toBeLessThan(500);
+    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+  });
+
+  it('answers an internal fault with a bare 500 problem: no stack, no message, a request id to quote', async () => {
+    t = await buildTestApp();
+    const store = t.snapshots as unknown as { getCollectorStatus: () => Promise<never> };
+    store.getCollectorStatus = async () => {
+      throw new Error('SQLITE_CORRUPT at /srv/secret/nerkh.db');
+    };
+    const response = await t.app.inject({ url: '/v1/health' });
+    expect(response.statusCode).toBe(500);
+    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(response.json()).toEqual({
+      type: `${publicUrl}/docs/errors#internal-error`,
+      title: 'Internal error',
+      status: 500,
+      detail: 'The service failed to answer this request; the fault has been logged.',
+      instance: '/v1/health',
+      code: 'internal-error',
+    });
+    expect(response.body).not.toMatch(/SQLITE|secret|at .*\.ts/);
+    expect(response.headers['x-request-id']).toBeDefined();
+  });
+
+  it('returns the caller’s X-Request-Id when it is a plain token, else a fresh one', async () => {
+    t = await buildTestApp();
+    expect(
+      (await t.app.inject({ url: '/health', headers: { 'x-request-id': 'abc-123' } })).headers[
+        'x-request-id'
+      ],
+    ).toBe('abc-123');
+    const replaced = await t.app.inject({ url: '/health', headers: { 'x-request-id': 'bad id\u0007' } });
+    expect(replaced.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('sets security headers fit for a JSON API on every response', async () => {
+    t = await buildTestApp();
+    for (const url of ['/v1/rates', '/v1/health', '/nope']) {
+      const response = await t.app.inject({ url, headers: { 'x-api-key': t.key } });
+      expect(response.headers['x-content-type-options']).toBe('nosniff');
+      expect(response.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+      expect(response.headers['referrer-policy']).toBe('no-referrer');
+      expect(response.headers['x-powered-by']).toBeUndefined();
+    }
+  });
+});

@@ -1,0 +1,191 @@
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { Value } from 'typebox/value';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RatesResponseSchema } from '../../src/http/schemas.ts';
+import { buildTestApp, sampleSnapshot, type TestApp } from './fixtures.ts';
+
+let t: TestApp;
+afterEach(async () => {
+  await t.app.close();
+});
+
+const get = (url: string, headers: Record<string, string> = {}) =>
+  t.app.inject({ method: 'GET', url, headers: { 'x-api-key': t.key, ...headers } });
+
+describe('GET /v1/rates', () => {
+  it('answers the spec §2.1 body from the last snapshot, field for field', async () => {
+    t = await buildTestApp();
+    const response = await get('/v1/rates');
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('application/json');
+    const body = response.json();
+    expect(Value.Check(RatesResponseSchema, body)).toBe(true);
+    expect(Object.keys(body)).toEqual([
+      'source',
+      'side',
+      'usdt_irt',
+      'updated_at',
+      'disclaimer',
+      'count',
+      'rates',
+    ]);
+    expect(body).toMatchObject({
+      source: 'binance+nobitex',
+      side: 'sell',
+      usdt_irt: 92_150,
+      updated_at: '2025-01-01T12:00:00.000Z',
+      disclaimer: t.config.NERKH_DISCLAIMER,
+      count: 4,
+    });
+    expect(body.rates).toHaveLength(body.count);
+    for (const row of body.rates) {
+      expect(Object.keys(row)).toEqual([
+        'symbol',
+        'name_fa',
+        'sell_usdt',
+        'sell_irt',
+        'change_24h',
+        'as_of',
+        'url',
+      ]);
+      if (row.sell_irt !== null) expect(Number.isInteger(row.sell_irt)).toBe(true);
+    }
+    // Tether is a row of its own, priced at exactly usdt_irt toman.
+    expect(body.rates.find((r: { symbol: string }) => r.symbol === 'USDT')).toMatchObject({
+      sell_usdt: 1,
+      sell_irt: 92_150,
+    });
+    expect(body.rates.find((r: { symbol: string }) => r.symbol === 'BTC')).toEqual(sampleSnapshot().rates[0]);
+  });
+
+  it('uses the configured source label and disclaimer', async () => {
+    t = await buildTestApp({
+      env: { NERKH_SOURCE_LABEL: 'acme-exchange', NERKH_DISCLAIMER: 'Informational only.' },
+    });
+    expect((await get('/v1/rates')).json()).toMatchObject({
+      source: 'acme-exchange',
+      disclaimer: 'Informational only.',
+    });
+  });
+
+  it.each(['BTC', 'btc', 'bTc'])('filters to one symbol, case-insensitively (?symbol=%s)', async (symbol) => {
+    t = await buildTestApp();
+    const body = (await get(`/v1/rates?symbol=${symbol}`)).json();
+    expect(body.count).toBe(1);
+    expect(body.rates).toHaveLength(1);
+    expect(body.rates[0].symbol).toBe('BTC');
+    expect(body.updated_at).toBe('2025-01-01T12:00:00.000Z');
+    expect(Value.Check(RatesResponseSchema, body)).toBe(true);
+  });
+
+  it('keeps a null toman rate null (a coin below half a toman)', async () => {
+    t = await buildTestApp({
+      snapshot: {
+        ...sampleSnapshot(),
+        rates: sampleSnapshot().rates.map((r) => (r.symbol === 'SHIB' ? { ...r, sell_irt: null } : r)),
+      },
+    });
+    expect((await get('/v1/rates?symbol=shib')).json().rates[0].sell_irt).toBeNull();
+  });
+
+  it('sets ETag, Last-Modified = updated_at and Cache-Control up to the next refresh', async () => {
+    t = await buildTestApp();
+    const response = await get('/v1/rates');
+    expect(response.headers.etag).toMatch(/^"[^"]+"$/);
+    expect(response.headers['last-modified']).toBe('Wed, 01 Jan 2025 12:00:00 GMT');
+    // The fixture clock is 60 s after the commit; the next one is due 600 s after it.
+    expect(response.headers['cache-control']).toBe('private, max-age=540');
+    expect(response.headers.vary).toBe('Accept-Encoding');
+    t.clock.advance(700_000);
+    expect((await get('/v1/rates')).headers['cache-control']).toBe('private, max-age=0');
+  });
+
+  it('answers 304 to If-None-Match with the current ETag, with its headers but no body', async () => {
+    t = await buildTestApp();
+    const first = await get('/v1/rates');
+    const etag = first.headers.etag as string;
+    const again = await get('/v1/rates', { 'if-none-match': etag });
+    expect(again.statusCode).toBe(304);
+    expect(again.body).toBe('');
+    expect(again.headers.etag).toBe(etag);
+    expect(again.headers.ratelimit).toBeDefined();
+    expect((await get('/v1/rates', { 'if-none-match': `W/${etag}, "other"` })).statusCode).toBe(304);
+    expect((await get('/v1/rates', { 'if-none-match': '"stale"' })).statusCode).toBe(200);
+    // Each symbol variant has its own tag.
+    const btc = await get('/v1/rates?symbol=BTC');
+    expect(btc.headers.etag).not.toBe(etag);
+    expect(
+      (await get('/v1/rates?symbol=btc', { 'if-none-match': btc.headers.etag as string })).statusCode,
+    ).toBe(304);
+    expect(
+      (await get('/v1/rates?symbol=ETH', { 'if-none-match': btc.headers.etag as string })).statusCode,
+    ).toBe(200);
+  });
+
+  it('answers 304 to If-Modified-Since at or after updated_at', async () => {
+    t = await buildTestApp();
+    expect(
+      (await get('/v1/rates', { 'if-modified-since': 'Wed, 01 Jan 2025 12:00:00 GMT' })).statusCode,
+    ).toBe(304);
+    expect(
+      (await get('/v1/rates', { 'if-modified-since': 'Wed, 01 Jan 2025 11:59:59 GMT' })).statusCode,
+    ).toBe(200);
+  });
+
+  it('serves a new snapshot with a new ETag once it is committed', async () => {
+    t = await buildTestApp({ deps: { pollMs: 20 } });
+    const before = await get('/v1/rates');
+    await t.snapshots.commitSnapshot(sampleSnapshot('2025-01-01T12:10:00.000Z'));
+    const deadline = Date.now() + 2000;
+    let after = await get('/v1/rates');
+    while (after.json().updated_at !== '2025-01-01T12:10:00.000Z' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      after = await get('/v1/rates');
+    }
+    expect(after.json().updated_at).toBe('2025-01-01T12:10:00.000Z');
+    expect(after.headers.etag).not.toBe(before.headers.etag);
+    expect((await get('/v1/rates', { 'if-none-match': before.headers.etag as string })).statusCode).toBe(200);
+  });
+
+  it.each([
+    ['gzip', 'gzip', gunzipSync],
+    ['br', 'br', brotliDecompressSync],
+    ['gzip;q=0.5, br;q=0.9', 'br', brotliDecompressSync],
+    ['br;q=0, gzip', 'gzip', gunzipSync],
+    ['*', 'br', brotliDecompressSync],
+  ])('with Accept-Encoding "%s" sends %s that decodes to the same JSON', async (accept, coding, decode) => {
+    t = await buildTestApp();
+    const plain = await get('/v1/rates?symbol=eth');
+    const encoded = await get('/v1/rates?symbol=eth', { 'accept-encoding': accept });
+    expect(encoded.headers['content-encoding']).toBe(coding);
+    expect(encoded.headers.vary).toBe('Accept-Encoding');
+    expect(encoded.headers.etag).not.toBe(plain.headers.etag);
+    expect(JSON.parse(decode(encoded.rawPayload).toString('utf8'))).toEqual(plain.json());
+  });
+
+  it('sends identity when no coding is acceptable or none is asked for', async () => {
+    t = await buildTestApp();
+    for (const accept of ['identity', 'deflate', 'gzip;q=0, br;q=0']) {
+      const response = await get('/v1/rates', { 'accept-encoding': accept });
+      expect(response.headers['content-encoding']).toBeUndefined();
+      expect(response.json().count).toBe(4);
+    }
+  });
+
+  it('answers HEAD with the headers of GET and no body', async () => {
+    t = await buildTestApp();
+    const response = await t.app.inject({
+      method: 'HEAD',
+      url: '/v1/rates',
+      headers: { 'x-api-key': t.key },
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.body).toBe('');
+    expect(response.headers.etag).toBeDefined();
+  });
+
+  it('ignores unrelated query parameters', async () => {
+    t = await buildTestApp();
+    expect((await get('/v1/rates?foo=bar')).json().count).toBe(4);
+  });
+});
