@@ -1,0 +1,268 @@
+import { STATUS_CODES } from 'node:http';
+import type { Snapshot } from '../../domain/rates.ts';
+import { type ErrorCode, errorCatalog, errorCodes } from '../errors.ts';
+import type { HealthReport } from '../health.ts';
+import { type ContentName, type ContentSources, fillTemplate } from './content.ts';
+import { formatAge, formatChange, formatTime, formatToman, formatUsdt } from './format.ts';
+import { escapeMarkdown } from './markdown.ts';
+
+/**
+ * The website's pages as Markdown. Each page is one source file in `content/` plus the values
+ * this module computes for it; the plugin renders the result as HTML or sends it as Markdown.
+ */
+
+export interface SiteSettings {
+  publicUrl: string;
+  disclaimer: string;
+  sourceLabel: string;
+  refreshSeconds: number;
+  rateLimit: number;
+  rateWindowSeconds: number;
+}
+
+export interface Page {
+  status: number;
+  title: string;
+  /** One plain-text sentence for search engines and link previews. */
+  description: string;
+  markdown: string;
+  /** Nav entry marked current; defaults to the request path. */
+  navPath?: string;
+  /** False for answers that are not the canonical form of the address (errors, form results). */
+  canonical?: boolean;
+}
+
+export interface PageSources {
+  settings: SiteSettings;
+  content: ContentSources;
+  /** The served snapshot, or null before the first commit. */
+  currentSnapshot(): Snapshot | null;
+  health(): Promise<HealthReport>;
+  clock(): number;
+}
+
+/** Symbols as the API accepts them (design §2); anything else cannot name a coin page. */
+export const symbolPattern = /^[A-Za-z0-9]{1,20}$/;
+
+export class SitePages {
+  readonly #sources: PageSources;
+
+  constructor(sources: PageSources) {
+    this.#sources = sources;
+  }
+
+  /** Values every source may use. */
+  #common(): Record<string, string> {
+    const { settings } = this.#sources;
+    return {
+      base: settings.publicUrl,
+      rateLimit: String(settings.rateLimit),
+      rateWindow: String(settings.rateWindowSeconds),
+      refreshMinutes: formatMinutes(settings.refreshSeconds),
+    };
+  }
+
+  fill(name: ContentName, values: Record<string, string> = {}): string {
+    return fillTemplate(name, this.#sources.content[name], { ...this.#common(), ...values });
+  }
+
+  overview(): Page {
+    const snapshot = this.#sources.currentSnapshot();
+    const nowMs = this.#sources.clock();
+    const currentState =
+      snapshot === null
+        ? `No rates have been published yet: the service has just started and its first refresh has not completed.`
+        : [
+            `- Currencies listed: **${snapshot.rates.length}**`,
+            `- Last refresh: **${formatTime(snapshot.updated_at)}** (${formatAge(snapshot.updated_at, nowMs)})`,
+            `- Tether (USDT) sells at: **${formatToman(snapshot.usdt_irt)}**`,
+          ].join('\n');
+    return {
+      status: 200,
+      title: 'Sell rates of digital currencies in tether and toman',
+      description: `Current sell rates of ${snapshot?.rates.length ?? 'listed'} digital currencies in tether (USDT) and toman, for programs and AI agents.`,
+      markdown: this.fill('index', { currentState }),
+    };
+  }
+
+  docs(): Page {
+    const { settings } = this.#sources;
+    const errorTable = [
+      '| Status | Code | Title |',
+      '|---|---|---|',
+      ...errorCodes.map((code) => {
+        const entry = errorCatalog[code];
+        return `| ${entry.status} | [\`${code}\`](${settings.publicUrl}/docs/errors#${code}) | ${escapeMarkdown(entry.title)} |`;
+      }),
+    ].join('\n');
+    return {
+      status: 200,
+      title: 'API reference',
+      description:
+        'How to call the nerkh rates API: authentication, fields, rate limits, caching, errors and examples.',
+      markdown: this.fill('docs', {
+        sourceLabel: jsonStringContent(settings.sourceLabel),
+        disclaimerJson: JSON.stringify(settings.disclaimer),
+        errorTable,
+      }),
+    };
+  }
+
+  errors(): Page {
+    const errorSections = errorCodes
+      .map((code) => errorSection(code, this.#sources.settings.publicUrl))
+      .join('\n\n');
+    return {
+      status: 200,
+      title: 'Errors',
+      description: 'Every problem type the nerkh API answers with, under its own anchor.',
+      markdown: this.fill('errors', { errorSections }),
+    };
+  }
+
+  coins(): Page {
+    const snapshot = this.#sources.currentSnapshot();
+    const { publicUrl } = this.#sources.settings;
+    let summary: string;
+    let coinTable: string;
+    if (snapshot === null) {
+      summary = 'No rates have been published yet: the first refresh has not completed.';
+      coinTable = '';
+    } else {
+      summary = `${snapshot.rates.length} currencies, refreshed at ${formatTime(snapshot.updated_at)}. Tether (USDT) sells at ${formatToman(snapshot.usdt_irt)}.`;
+      coinTable = [
+        '| Symbol | Name | Sell (USDT) | Sell (toman) | 24 h | As of |',
+        '|---|---|---|---|---|---|',
+        ...snapshot.rates.map(
+          (row) =>
+            `| [${escapeMarkdown(row.symbol)}](${publicUrl}/coins/${encodeURIComponent(row.symbol)}) | ${escapeMarkdown(row.name_fa)} | ${formatUsdt(row.sell_usdt)} | ${formatToman(row.sell_irt)} | ${formatChange(row.change_24h)} | ${formatTime(row.as_of)} |`,
+        ),
+      ].join('\n');
+    }
+    return {
+      status: 200,
+      title: 'Coins',
+      description: 'Every listed digital currency with its current sell rate in tether and toman.',
+      markdown: this.fill('coins', { summary, coinTable }),
+    };
+  }
+
+  /** The coin page, or null when no listed coin has this symbol (matched case-insensitively). */
+  coin(symbol: string): Page | null {
+    const snapshot = this.#sources.currentSnapshot();
+    if (snapshot === null || !symbolPattern.test(symbol)) return null;
+    const wanted = symbol.toUpperCase();
+    const row = snapshot.rates.find((candidate) => candidate.symbol.toUpperCase() === wanted);
+    if (!row) return null;
+    const nowMs = this.#sources.clock();
+    const rateTable = [
+      '| Rate | Value |',
+      '|---|---|',
+      `| Sell rate in tether | ${formatUsdt(row.sell_usdt)} |`,
+      `| Sell rate in toman | ${formatToman(row.sell_irt)} |`,
+      `| Change over 24 hours | ${formatChange(row.change_24h)} |`,
+      `| As of | ${formatTime(row.as_of)} (${formatAge(row.as_of, nowMs)}) |`,
+      `| Tether rate used | ${formatToman(snapshot.usdt_irt)} |`,
+    ].join('\n');
+    return {
+      status: 200,
+      title: `${row.symbol} sell rate`,
+      description: `Current sell rate of ${row.symbol} (${row.name_fa}) in tether and toman.`,
+      navPath: '/coins',
+      markdown: this.fill('coin', {
+        symbol: escapeMarkdown(row.symbol),
+        nameFa: escapeMarkdown(row.name_fa),
+        rateTable,
+        updatedAt: formatTime(snapshot.updated_at),
+      }),
+    };
+  }
+
+  coinNotFound(symbol: string): Page {
+    // The symbol is echoed only when it has the shape of one; anything else is not repeated back.
+    const shown = symbolPattern.test(symbol)
+      ? `**${escapeMarkdown(symbol.toUpperCase())}**`
+      : 'you asked for';
+    return {
+      status: 404,
+      title: 'Coin not found',
+      description: 'No listed currency has this symbol.',
+      navPath: '/coins',
+      canonical: false,
+      markdown: this.fill('coin-not-found', { symbol: shown }),
+    };
+  }
+
+  async status(): Promise<Page> {
+    const report = await this.#sources.health();
+    const { body } = report;
+    const nowMs = this.#sources.clock();
+    const verdict = {
+      pass: 'All good: the data is fresh and every source is connected.',
+      warn: 'Degraded: rates are still served, but a source has a problem or the data is getting old.',
+      fail: 'Failing: the rates must not be relied on right now.',
+    }[body.status];
+    const overallLines = [`**Status: ${body.status}.** ${verdict}`, ''];
+    overallLines.push(
+      body.updated_at === null
+        ? '- Last refresh: none yet'
+        : `- Last refresh: ${formatTime(body.updated_at)} (${formatAge(body.updated_at, nowMs)})`,
+    );
+    if (body.next_refresh_at !== null)
+      overallLines.push(`- Next refresh due: ${formatTime(body.next_refresh_at)}`);
+    if (body.count !== null) overallLines.push(`- Currencies listed: ${body.count}`);
+    const overall = overallLines.join('\n');
+    const rows = Object.entries(body.checks).flatMap(([name, entries]) =>
+      entries.map(
+        (check) =>
+          `| ${escapeMarkdown(name)} | ${check.status} | ${check.time === null ? 'never' : formatTime(check.time)} | ${escapeMarkdown(check.output)} |`,
+      ),
+    );
+    const checks = [
+      '## Checks',
+      '',
+      '| Check | Status | Last seen | Details |',
+      '|---|---|---|---|',
+      ...rows,
+    ].join('\n');
+    return {
+      status: 200,
+      title: 'Service status',
+      description: 'Freshness of the rates and state of the data sources, for people.',
+      markdown: this.fill('status', { overall, checks }),
+    };
+  }
+
+  terms(): Page {
+    return {
+      status: 200,
+      title: 'Terms of use',
+      description: 'The rates are informational; what they are and how the API may be used.',
+      markdown: this.fill('terms', { disclaimer: escapeMarkdown(this.#sources.settings.disclaimer) }),
+    };
+  }
+}
+
+function errorSection(code: ErrorCode, publicUrl: string): string {
+  const entry = errorCatalog[code];
+  return [
+    `## \`${code}\``,
+    '',
+    `**${entry.status} ${STATUS_CODES[entry.status] ?? ''}**: ${escapeMarkdown(entry.title)}.`,
+    '',
+    // Catalog descriptions are written as Markdown (backticked header and field names).
+    entry.description,
+    '',
+    `Problem \`type\`: \`${publicUrl}/docs/errors#${code}\``,
+  ].join('\n');
+}
+
+function formatMinutes(seconds: number): string {
+  const minutes = seconds / 60;
+  return Number.isInteger(minutes) ? String(minutes) : minutes.toFixed(1);
+}
+
+/** A value placed between the quotes of a JSON string in a code block. */
+function jsonStringContent(text: string): string {
+  return JSON.stringify(text).slice(1, -1);
+}
