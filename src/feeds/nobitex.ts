@@ -1,0 +1,201 @@
+/**
+ * Nobitex source adapter: tether's sell rate in toman, polled from
+ * `GET /market/stats?srcCurrency=usdt&dstCurrency=rls` (https://apidocs.nobitex.ir, «آمار بازار»).
+ * `stats["usdt-rls"].bestSell` is the lowest sell order — what a buyer pays, the side nerkh
+ * publishes — quoted in rial; it becomes toman via `tomanFromRial`.
+ *
+ * Nobitex allows 20 requests a minute on this endpoint, so polls are at least 3 s apart and never
+ * overlap (the next one is scheduled when the previous has finished). A 429 waits as long as its
+ * `Retry-After` says; 5xx answers, timeouts and network errors back off with jitter. Nothing
+ * thrown escapes the poll timer.
+ */
+import { tomanFromRial } from '../domain/pricing.ts';
+import type { Logger } from '../logger.ts';
+import { fullJitterDelay, retryAfterMs } from './backoff.ts';
+import type { ConnectionState, Feed, FeedListener } from './types.ts';
+
+export interface NobitexFeedOptions {
+  /** Config `NERKH_NOBITEX_URL`, e.g. 'https://apiv2.nobitex.ir'. */
+  baseUrl: string;
+  /** Poll interval; raised to `minPollMs` when lower. */
+  pollMs: number;
+  listener: FeedListener;
+  logger: Logger;
+  /** Per request, default 5 000. */
+  timeoutMs?: number;
+  /** Floor of `pollMs`. Default 3 000 (20 requests/min); lower it only against a local simulator. */
+  minPollMs?: number;
+  /** Ceiling of the backoff after failures. Default 60 000. */
+  backoffMaxMs?: number;
+}
+
+export type TetherStatsResult = { kind: 'quote'; toman: number } | { kind: 'rejected'; reason: string };
+
+const MARKET = 'usdt-rls';
+const DECIMAL = /^-?\d+(?:\.\d+)?$/;
+/** A Retry-After beyond an hour is more likely a broken header than a plan; cap the wait. */
+const MAX_RETRY_AFTER_MS = 3_600_000;
+
+function rejected(reason: string): TetherStatsResult {
+  return { kind: 'rejected', reason };
+}
+
+/** Validates a `/market/stats` body and converts `usdt-rls` bestSell from rial to toman. */
+export function parseTetherStats(text: string): TetherStatsResult {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return rejected('invalid-json');
+  }
+  if (typeof body !== 'object' || body === null) return rejected('not-an-object');
+  const { status, stats } = body as Record<string, unknown>;
+  if (status !== 'ok') return rejected('status-not-ok');
+  const market =
+    typeof stats === 'object' && stats !== null ? (stats as Record<string, unknown>)[MARKET] : undefined;
+  if (typeof market !== 'object' || market === null) return rejected('market-missing');
+  const { isClosed, bestSell } = market as Record<string, unknown>;
+  if (isClosed === true) return rejected('market-closed');
+  if (bestSell === undefined || bestSell === null) return rejected('best-sell-missing');
+  if (typeof bestSell !== 'string') return rejected('best-sell-not-a-string');
+  if (!DECIMAL.test(bestSell)) return rejected('best-sell-not-a-number');
+  const rial = Number(bestSell);
+  if (!Number.isFinite(rial)) return rejected('best-sell-not-a-number');
+  const toman = tomanFromRial(rial);
+  if (toman <= 0) return rejected('best-sell-not-positive');
+  return { kind: 'quote', toman };
+}
+
+export class NobitexFeed implements Feed {
+  readonly source = 'nobitex' as const;
+  private readonly url: string;
+  private readonly host: string;
+  private readonly pollMs: number;
+  private readonly timeoutMs: number;
+  private readonly backoffMaxMs: number;
+  private readonly listener: FeedListener;
+  private readonly logger: Logger;
+  private readonly abort = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+  private inFlight: Promise<void> | null = null;
+  private attempt = 0;
+  private state: ConnectionState | null = null;
+  private started = false;
+  private stopped = false;
+
+  constructor(options: NobitexFeedOptions) {
+    if (!/^https?:\/\/\S+$/.test(options.baseUrl))
+      throw new Error(`baseUrl must be http(s)://, got ${options.baseUrl}`);
+    const base = options.baseUrl.replace(/\/+$/, '');
+    this.url = `${base}/market/stats?srcCurrency=usdt&dstCurrency=rls`;
+    this.host = new URL(base).host;
+    this.pollMs = Math.max(options.pollMs, options.minPollMs ?? 3_000);
+    this.timeoutMs = options.timeoutMs ?? 5_000;
+    this.backoffMaxMs = Math.max(options.backoffMaxMs ?? 60_000, this.pollMs);
+    this.listener = options.listener;
+    this.logger = options.logger;
+  }
+
+  start(): void {
+    if (this.started) throw new Error('NobitexFeed already started');
+    this.started = true;
+    this.report('connecting', `polling ${this.host} every ${this.pollMs} ms`);
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.abort.abort();
+    await this.inFlight;
+    if (this.started) this.report('closed', 'stopped');
+  }
+
+  private schedule(delayMs: number): void {
+    this.timer = setTimeout(() => {
+      this.inFlight = this.poll().finally(() => {
+        this.inFlight = null;
+      });
+    }, delayMs);
+  }
+
+  private async poll(): Promise<void> {
+    let next: number;
+    try {
+      next = await this.pollOnce();
+    } catch (error) {
+      this.logger.error({ err: error, source: 'nobitex' }, 'nobitex: poll failed unexpectedly');
+      next = this.failed('unexpected error');
+    }
+    if (!this.stopped) this.schedule(next);
+  }
+
+  /** One request; returns the delay before the next. */
+  private async pollOnce(): Promise<number> {
+    let response: Response;
+    let text: string;
+    try {
+      response = await fetch(this.url, {
+        signal: AbortSignal.any([this.abort.signal, AbortSignal.timeout(this.timeoutMs)]),
+        headers: { accept: 'application/json', 'user-agent': 'nerkh (rates service)' },
+      });
+      text = await response.text();
+    } catch (error) {
+      if (this.stopped) return this.pollMs;
+      const timedOut = error instanceof Error && error.name === 'TimeoutError';
+      const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
+      return this.failed(
+        timedOut
+          ? `no answer within ${this.timeoutMs} ms`
+          : `request failed (${error instanceof Error ? error.message : String(error)}${cause})`,
+      );
+    }
+    if (response.status === 429) {
+      const asked = retryAfterMs(response.headers.get('retry-after'));
+      const delay = Math.min(MAX_RETRY_AFTER_MS, Math.max(this.pollMs, asked ?? this.backoffDelay()));
+      this.attempt += 1;
+      this.report('backoff', `rate limited (HTTP 429); next request in ${delay} ms`);
+      return delay;
+    }
+    if (!response.ok) return this.failed(`HTTP ${response.status}`);
+    this.attempt = 0;
+    this.report('open', `polling ${this.host} every ${this.pollMs} ms`);
+    const result = parseTetherStats(text);
+    try {
+      if (result.kind === 'quote') {
+        this.listener.tetherQuote({ toman: result.toman, tickTime: Date.now() });
+      } else {
+        this.logger.debug({ source: 'nobitex', reason: result.reason }, 'nobitex: rejected stats');
+        this.listener.rejected('nobitex', result.reason);
+      }
+    } catch (error) {
+      this.logger.error({ err: error, source: 'nobitex' }, 'nobitex: feed listener threw');
+    }
+    return this.pollMs;
+  }
+
+  /** Never sooner than the poll interval, so retries also stay within Nobitex's rate limit. */
+  private backoffDelay(): number {
+    return this.pollMs + fullJitterDelay(this.attempt, this.pollMs, this.backoffMaxMs - this.pollMs);
+  }
+
+  private failed(why: string): number {
+    const delay = this.backoffDelay();
+    this.attempt += 1;
+    this.report('backoff', `${why}; retrying in ${delay} ms`);
+    return delay;
+  }
+
+  /** Every failure is reported (its detail says when the next try is); a steady state only once. */
+  private report(state: ConnectionState, detail: string): void {
+    if (state === this.state && state !== 'backoff') return;
+    this.state = state;
+    const log = state === 'backoff' ? this.logger.warn.bind(this.logger) : this.logger.info.bind(this.logger);
+    log({ source: 'nobitex', state }, `nobitex ${state}: ${detail}`);
+    try {
+      this.listener.connectionState('nobitex', state, detail);
+    } catch (error) {
+      this.logger.error({ err: error, source: 'nobitex' }, 'nobitex: feed listener threw');
+    }
+  }
+}

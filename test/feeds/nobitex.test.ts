@@ -1,0 +1,166 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { NobitexFeed, type NobitexFeedOptions, parseTetherStats } from '../../src/feeds/nobitex.ts';
+import { ExchangeSimulator } from '../../src/feeds/simulator/exchange-simulator.ts';
+import { RecordingListener, silentLogger, sleep, smallCatalog, waitFor } from './helpers.ts';
+
+let simulator: ExchangeSimulator | undefined;
+let feed: NobitexFeed | undefined;
+
+afterEach(async () => {
+  await feed?.stop();
+  await simulator?.stop();
+  feed = undefined;
+  simulator = undefined;
+});
+
+async function setup(
+  options: Partial<NobitexFeedOptions> = {},
+): Promise<{ sim: ExchangeSimulator; listener: RecordingListener }> {
+  const sim = await ExchangeSimulator.start({
+    catalog: smallCatalog(),
+    autoTick: false,
+    retryAfterSeconds: 1,
+  });
+  simulator = sim;
+  sim.setUsdtBestSellRial('1052990');
+  const listener = new RecordingListener();
+  feed = new NobitexFeed({
+    baseUrl: sim.nobitexBaseUrl,
+    pollMs: 40,
+    minPollMs: 40,
+    backoffMaxMs: 100,
+    timeoutMs: 300,
+    listener,
+    logger: silentLogger,
+    ...options,
+  });
+  feed.start();
+  await waitFor(() => listener.tether.length > 0, 2_000, 'the first tether quote');
+  return { sim, listener };
+}
+
+describe('NobitexFeed', () => {
+  it('publishes bestSell in toman: rial ÷ 10', async () => {
+    const before = Date.now();
+    const { sim, listener } = await setup();
+    const first = listener.tether[0];
+    expect(first?.toman).toBe(105299);
+    expect(first?.tickTime).toBeGreaterThanOrEqual(before);
+    expect(listener.statesSeen().slice(0, 2)).toEqual(['connecting', 'open']);
+
+    sim.setUsdtBestSellRial('1060000');
+    await waitFor(() => listener.tether.at(-1)?.toman === 106000, 2_000, 'the new rate');
+    expect(listener.rejections).toEqual([]);
+  });
+
+  it('honours Retry-After on 429, then recovers', async () => {
+    const { sim, listener } = await setup();
+    sim.setFault('http-429', 'nobitex');
+    const limited = await waitFor(() => listener.states.find((s) => s.state === 'backoff'), 2_000, '429');
+    expect(limited.detail).toBe('rate limited (HTTP 429); next request in 1000 ms');
+    const limitedAt = Date.now();
+    const quotesBefore = listener.tether.length;
+    sim.setFault('none');
+    await waitFor(() => listener.tether.length > quotesBefore, 3_000, 'a quote after the wait');
+    expect(Date.now() - limitedAt).toBeGreaterThanOrEqual(900);
+    expect(listener.lastState()).toBe('open');
+  });
+
+  it('backs off on 5xx, timeouts and dropped connections, and recovers from each', async () => {
+    const { sim, listener } = await setup();
+    const cases = [
+      ['http-5xx', /^HTTP 503; retrying in \d+ ms$/],
+      ['stall', /^no answer within 300 ms; retrying in \d+ ms$/],
+      ['drop', /^request failed/],
+    ] as const;
+    for (const [fault, detail] of cases) {
+      const seen = listener.states.length;
+      sim.setFault(fault, 'nobitex');
+      const failure = await waitFor(
+        () => listener.states.slice(seen).find((s) => s.state === 'backoff'),
+        2_000,
+        fault,
+      );
+      expect(failure.detail).toMatch(detail);
+      sim.setFault('none');
+      await waitFor(() => listener.lastState() === 'open', 2_000, `recovery from ${fault}`);
+    }
+    expect(listener.rejections).toEqual([]);
+  });
+
+  it('rejects negative, NaN and malformed bestSell values without publishing them', async () => {
+    const { sim, listener } = await setup();
+    const cases = [
+      ['negative', ['best-sell-not-positive']],
+      ['nan', ['best-sell-not-a-number']],
+      ['malformed', ['invalid-json', 'best-sell-missing']],
+    ] as const;
+    for (const [fault, reasons] of cases) {
+      listener.rejections.length = 0;
+      sim.setFault(fault, 'nobitex');
+      await waitFor(
+        () => reasons.every((r) => listener.rejections.some((x) => x.reason === r)),
+        2_000,
+        fault,
+      );
+      expect(listener.rejections.every((r) => r.source === 'nobitex')).toBe(true);
+    }
+    const published = listener.tether.length;
+    await sleep(100);
+    expect(listener.tether.length).toBe(published);
+    expect(listener.tether.every((quote) => quote.toman === 105299)).toBe(true);
+  });
+
+  it('passes an absurd but valid rate on: the collector guard judges jumps', async () => {
+    const { sim, listener } = await setup();
+    sim.setFault('absurd', 'nobitex');
+    await waitFor(
+      () => listener.tether.some((quote) => quote.toman === 105_299_000),
+      2_000,
+      'the absurd rate',
+    );
+    expect(listener.rejections).toEqual([]);
+  });
+
+  it('keeps at least 3 s between polls unless told otherwise', () => {
+    const listener = new RecordingListener();
+    feed = new NobitexFeed({ baseUrl: 'http://127.0.0.1:1', pollMs: 500, listener, logger: silentLogger });
+    feed.start();
+    expect(listener.states[0]?.detail).toBe('polling 127.0.0.1:1 every 3000 ms');
+  });
+
+  it('stops promptly, even with a request in flight, and polls no more', async () => {
+    const { sim, listener } = await setup({ timeoutMs: 5_000 });
+    sim.setFault('stall', 'nobitex');
+    await sleep(100);
+    const started = Date.now();
+    await feed?.stop();
+    expect(Date.now() - started).toBeLessThan(500);
+    expect(listener.lastState()).toBe('closed');
+    const after = listener.states.length + listener.tether.length;
+    sim.setFault('none');
+    await sleep(150);
+    expect(listener.states.length + listener.tether.length).toBe(after);
+  });
+});
+
+describe('parseTetherStats', () => {
+  const body = (market: Record<string, unknown>, status = 'ok') =>
+    JSON.stringify({ status, stats: { 'usdt-rls': { isClosed: false, bestBuy: '1050000', ...market } } });
+
+  it('converts rial to toman', () => {
+    expect(parseTetherStats(body({ bestSell: '1052990' }))).toEqual({ kind: 'quote', toman: 105299 });
+  });
+
+  it.each([
+    ['a failed status', body({ bestSell: '1052990' }, 'failed'), 'status-not-ok'],
+    ['another market only', JSON.stringify({ status: 'ok', stats: { 'btc-rls': {} } }), 'market-missing'],
+    ['a closed market', body({ bestSell: '1052990', isClosed: true }), 'market-closed'],
+    ['a numeric bestSell', body({ bestSell: 1052990 }), 'best-sell-not-a-string'],
+    ['an empty bestSell', body({ bestSell: '' }), 'best-sell-not-a-number'],
+    ['a zero bestSell', body({ bestSell: '0' }), 'best-sell-not-positive'],
+    ['a bestSell under one toman', body({ bestSell: '4' }), 'best-sell-not-positive'],
+  ])('rejects %s', (_what, text, reason) => {
+    expect(parseTetherStats(text)).toEqual({ kind: 'rejected', reason });
+  });
+});
