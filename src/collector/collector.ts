@@ -294,9 +294,8 @@ export class Collector implements FeedListener {
     const changed = tracker.connection !== state;
     tracker.connection = state;
     tracker.detail = detail;
-    if (!changed) return;
-    const level = state === 'stalled' || state === 'backoff' ? 'warn' : 'info';
-    this.#logger[level]({ source, state, detail }, 'source connection state');
+    // The adapters log their own transitions with the reason; this line only ties them to health.
+    if (changed) this.#logger.debug({ source, state, detail }, 'source connection state');
   }
 
   /** Applies the bad-tick guard and, when accepted, the price and its as_of. */

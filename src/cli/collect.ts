@@ -1,0 +1,50 @@
+import type { Command } from 'commander';
+import { loadCatalog } from '../collector/catalog-file.ts';
+import { startPipeline } from '../collector/pipeline.ts';
+import { loadConfig } from '../config.ts';
+import { createLogger } from '../logger.ts';
+import { openStore, sqliteFileOf } from '../store/open-store.ts';
+
+/**
+ * `nerkh collect`: the collector alone (sources → collector → store), for a machine that only
+ * gathers rates while API instances serve them from the same store.
+ */
+export function registerCollect(program: Command): void {
+  program
+    .command('collect')
+    .description('run the collector alone: stream rates from the sources and commit a snapshot on schedule')
+    .addHelpText(
+      'after',
+      `
+Streams Binance <pair>@ticker for every catalog coin and polls Nobitex for tether in toman,
+then commits one snapshot every NERKH_REFRESH_SECONDS (default 600) to the store in
+NERKH_DATA_DIR (default ./data). Logs connection changes and each commit as JSON lines.
+Stops cleanly on SIGINT or SIGTERM.
+
+Settings (environment): NERKH_DATA_DIR, NERKH_REFRESH_SECONDS, NERKH_CATALOG,
+NERKH_BINANCE_WS_URL, NERKH_BINANCE_REST_URL, NERKH_NOBITEX_URL, NERKH_NOBITEX_POLL_SECONDS,
+NERKH_MARKUP_PCT, NERKH_MARKUP_OVERRIDES, NERKH_MAX_JUMP_PCT, LOG_LEVEL.`,
+    )
+    .action(async () => {
+      const config = loadConfig();
+      const catalog = loadCatalog(config.NERKH_CATALOG);
+      const logger = createLogger(config.LOG_LEVEL);
+      const store = openStore(config);
+      let pipeline: Awaited<ReturnType<typeof startPipeline>>;
+      try {
+        logger.info({ db: sqliteFileOf(config) }, 'store opened');
+        pipeline = await startPipeline({ config, catalog, store: store.snapshots, logger });
+      } catch (error) {
+        store.close();
+        throw error;
+      }
+      const signal = await new Promise<NodeJS.Signals>((resolve) => {
+        process.once('SIGINT', () => resolve('SIGINT'));
+        process.once('SIGTERM', () => resolve('SIGTERM'));
+      });
+      logger.info({ signal }, 'stopping collector');
+      await pipeline.stop();
+      store.close();
+      logger.info('collector stopped');
+    });
+}

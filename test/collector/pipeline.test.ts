@@ -1,0 +1,307 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadCatalog } from '../../src/collector/catalog-file.ts';
+import { type Pipeline, startPipeline } from '../../src/collector/pipeline.ts';
+import { loadConfig } from '../../src/config.ts';
+import type { RateRow, Snapshot } from '../../src/domain/rates.ts';
+import { ExchangeSimulator } from '../../src/feeds/simulator/exchange-simulator.ts';
+import type { SourceName } from '../../src/feeds/types.ts';
+import { createLogger } from '../../src/logger.ts';
+import { type OpenedStore, openStore } from '../../src/store/open-store.ts';
+
+/** End to end over real sockets: simulator → Binance/Nobitex adapters → collector → SQLite. */
+
+const symbols = new Set(['USDT', 'BTC', 'ETH', 'DOGE', 'SHIB', 'TON', 'SOL']);
+const catalog = loadCatalog().filter((entry) => symbols.has(entry.symbol));
+
+interface LogLine {
+  msg: string;
+  source?: SourceName;
+  state?: string;
+  id?: number;
+  count?: number;
+  usdt_irt?: number | null;
+  duration_ms?: number;
+}
+
+interface Rig {
+  sim: ExchangeSimulator;
+  pipeline: Pipeline;
+  store: OpenedStore;
+  logs: LogLine[];
+  startedAt: number;
+  dataDir: string;
+}
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function startRig(options: { usdtRialStart?: number; dataDir?: string; sim?: ExchangeSimulator } = {}) {
+  const sim =
+    options.sim ??
+    (await ExchangeSimulator.start({
+      catalog,
+      seed: 7,
+      autoTick: false,
+      pingIntervalMs: 100,
+      retryAfterSeconds: 0,
+      usdtRialStart: options.usdtRialStart ?? 1_052_990,
+    }));
+  if (!options.sim) cleanups.push(() => sim.stop());
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'nerkh-pipeline-'));
+  if (!options.dataDir) cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
+  const config = loadConfig({
+    NERKH_DATA_DIR: dataDir,
+    NERKH_PUBLIC_URL: 'https://rates.example',
+    NERKH_BINANCE_WS_URL: sim.wsBaseUrl,
+    NERKH_BINANCE_REST_URL: sim.restBaseUrl,
+    NERKH_NOBITEX_URL: sim.nobitexBaseUrl,
+  });
+  const store = openStore(config);
+  cleanups.push(async () => store.close());
+  const logs: LogLine[] = [];
+  const logger = createLogger('debug', { write: (line: string) => logs.push(JSON.parse(line) as LogLine) });
+  const startedAt = Date.now();
+  const pipeline = await startPipeline({
+    config,
+    catalog,
+    store: store.snapshots,
+    logger,
+    tuning: {
+      refreshMs: 150,
+      statusIntervalMs: 100,
+      firstCommitGraceMs: 600,
+      sourceStaleMs: 2000,
+      nobitexPollMs: 40,
+      nobitexMinPollMs: 40,
+      nobitexTimeoutMs: 250,
+      nobitexBackoffMaxMs: 150,
+      binanceStallMs: 400,
+      backoffBaseMs: 20,
+      backoffMaxMs: 150,
+    },
+  });
+  cleanups.push(() => pipeline.stop());
+  return { sim, pipeline, store, logs, startedAt, dataDir } satisfies Rig;
+}
+
+async function waitFor<T>(
+  probe: () => T | Promise<T>,
+  what: string,
+  timeoutMs = 5000,
+): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const rowOf = (snapshot: { rates: RateRow[] } | null, symbol: string) =>
+  snapshot?.rates.find((row) => row.symbol === symbol);
+
+/** The first snapshot with every catalog coin and tether priced. */
+async function firstFullSnapshot(rig: Rig): Promise<Snapshot> {
+  return waitFor(async () => {
+    const snapshot = await rig.store.snapshots.latestSnapshot();
+    return snapshot?.rates.length === catalog.length ? snapshot : null;
+  }, 'a snapshot with every coin');
+}
+
+/** A tick that moves the ask by `pct` percent, as an 8-decimal wire string. */
+function movedAsk(sim: ExchangeSimulator, pair: string, pct: number): string {
+  return (Number(sim.askOf(pair)) * (1 + pct / 100)).toFixed(8);
+}
+
+function expectPricedLikeTheSimulator(snapshot: Snapshot, sim: ExchangeSimulator): void {
+  const usdtIrt = Number(sim.usdtBestSellRial()) / 10;
+  expect(snapshot.usdt_irt).toBe(usdtIrt);
+  expect(snapshot.rates).toHaveLength(catalog.length);
+  for (const entry of catalog) {
+    const row = rowOf(snapshot, entry.symbol);
+    expect(row, entry.symbol).toBeDefined();
+    if (!row) continue;
+    expect(row.name_fa).toBe(entry.name_fa);
+    expect(row.url).toBe(`https://rates.example/coins/${entry.symbol}`);
+    if (entry.pair === null) {
+      expect(row).toMatchObject({ sell_usdt: 1, sell_irt: usdtIrt, change_24h: null });
+      continue;
+    }
+    expect(row.sell_usdt, entry.symbol).toBe(Number(sim.askOf(entry.pair)));
+    const toman = Math.round(row.sell_usdt * usdtIrt);
+    expect(row.sell_irt, entry.symbol).toBe(toman > 0 ? toman : null);
+  }
+}
+
+describe('pipeline against the exchange simulator', () => {
+  it('publishes the exchange asks in USDT and tether in toman, first snapshot as soon as data is in', async () => {
+    const rig = await startRig();
+    const snapshot = await firstFullSnapshot(rig);
+    expect(Date.parse(snapshot.updated_at) - rig.startedAt).toBeLessThan(600);
+    expect(rig.sim.usdtBestSellRial()).toMatch(/^\d{7}$/);
+    expect(snapshot.usdt_irt).toBe(105_299);
+    expectPricedLikeTheSimulator(snapshot, rig.sim);
+    expect(snapshot.rates.map((row) => row.symbol)).toEqual([...symbols].sort());
+    expect(rig.logs).toContainEqual(
+      expect.objectContaining({
+        msg: 'snapshot committed',
+        id: snapshot.id,
+        count: catalog.length,
+        usdt_irt: 105_299,
+      }),
+    );
+  });
+
+  it('converts an 8-digit rial tether rate to toman', async () => {
+    const rig = await startRig({ usdtRialStart: 9_999_990 });
+    expect((await firstFullSnapshot(rig)).usdt_irt).toBe(999_999);
+    rig.sim.setUsdtBestSellRial('10000010');
+    await waitFor(
+      () => rig.pipeline.collector.buildSnapshotDraft().usdt_irt === 1_000_001,
+      'the new tether rate',
+    );
+    const snapshot = await rig.pipeline.collector.commitNow();
+    expect(snapshot).not.toBeNull();
+    if (snapshot) expectPricedLikeTheSimulator(snapshot, rig.sim);
+  });
+
+  it('keeps as_of on an unchanged tick, advances it on a moving one, and gives each row its own', async () => {
+    const rig = await startRig();
+    const { sim, pipeline } = rig;
+    const first = await firstFullSnapshot(rig);
+    const btcAsOf = rowOf(first, 'BTC')?.as_of;
+
+    await pause(5);
+    sim.tick('BTCUSDT');
+    const ethAsk = movedAsk(sim, 'ETHUSDT', 0.2);
+    const ethTime = sim.tick('ETHUSDT', ethAsk);
+    // ETH follows BTC on the same connection: once ETH has moved, BTC's unchanged tick is in.
+    await waitFor(
+      () => rowOf(pipeline.collector.buildSnapshotDraft(), 'ETH')?.sell_usdt === Number(ethAsk),
+      'the ETH tick',
+    );
+    let draft = pipeline.collector.buildSnapshotDraft();
+    expect(rowOf(draft, 'BTC')?.as_of).toBe(btcAsOf);
+    expect(rowOf(draft, 'ETH')?.as_of).toBe(new Date(ethTime).toISOString());
+
+    await pause(5);
+    const btcAsk = movedAsk(sim, 'BTCUSDT', -0.1);
+    const btcTime = sim.tick('BTCUSDT', btcAsk);
+    await waitFor(
+      () => rowOf(pipeline.collector.buildSnapshotDraft(), 'BTC')?.sell_usdt === Number(btcAsk),
+      'the BTC tick',
+    );
+    const snapshot = await pipeline.collector.commitNow();
+    draft = snapshot ?? draft;
+    expect(rowOf(draft, 'BTC')?.as_of).toBe(new Date(btcTime).toISOString());
+    expect(rowOf(draft, 'ETH')?.as_of).toBe(new Date(ethTime).toISOString());
+    expect(btcTime).toBeGreaterThan(ethTime);
+    expect(Date.parse(draft.updated_at)).toBeGreaterThanOrEqual(btcTime);
+    expect(await rig.store.snapshots.latestSnapshot()).toMatchObject({
+      id: snapshot?.id,
+      rates: draft.rates,
+    });
+  });
+
+  const priceFaults = ['malformed', 'negative', 'nan', 'absurd'] as const;
+  const connectionFaults = ['drop', 'stall', 'http-429', 'http-5xx'] as const;
+
+  it.each([...priceFaults, ...connectionFaults])(
+    'stays up through the "%s" fault: keeps serving the last good snapshot, then recovers',
+    async (fault) => {
+      const rig = await startRig();
+      const { sim, pipeline, logs } = rig;
+      const collector = pipeline.collector;
+      const good = await firstFullSnapshot(rig);
+      const goodRates = good.rates;
+      const logMark = logs.length;
+      const rejectedBefore = (source: SourceName) =>
+        collector.status().sources.find((s) => s.source === source)?.rejected ?? 0;
+      const rejectedAtStart = { binance: rejectedBefore('binance'), nobitex: rejectedBefore('nobitex') };
+
+      sim.setFault(fault, 'all');
+      const isPriceFault = (priceFaults as readonly string[]).includes(fault);
+      if (isPriceFault) {
+        // Bad values arrive and are refused, counted per source.
+        await waitFor(() => {
+          sim.tick('BTCUSDT', movedAsk(sim, 'BTCUSDT', 0.5));
+          const status = collector.status().sources;
+          return status.every((s) => s.rejected > rejectedAtStart[s.source as SourceName]);
+        }, `rejections from both sources under "${fault}"`);
+        const counts = collector.rejectedCounts();
+        expect(Object.keys(counts.binance).length).toBeGreaterThan(0);
+        expect(Object.keys(counts.nobitex).length).toBeGreaterThan(0);
+        if (fault === 'absurd') {
+          expect(counts.binance['absurd-jump']).toBeGreaterThan(0);
+          expect(counts.nobitex['absurd-jump']).toBeGreaterThan(0);
+        }
+      } else {
+        // Both sources notice the outage and back off.
+        await waitFor(
+          () =>
+            logs
+              .slice(logMark)
+              .some((l) => l.source === 'binance' && (l.state === 'backoff' || l.state === 'stalled')) &&
+            logs.slice(logMark).some((l) => l.source === 'nobitex' && l.state === 'backoff'),
+          `both sources to back off under "${fault}"`,
+        );
+        sim.tick('BTCUSDT', movedAsk(sim, 'BTCUSDT', 0.5));
+      }
+
+      // Scheduled commits go on, and keep the last good prices (their as_of tells their age).
+      const idDuringFault = await rig.store.snapshots.latestSnapshotId();
+      const served = await waitFor(async () => {
+        const latest = await rig.store.snapshots.latestSnapshot();
+        return latest && latest.id > idDuringFault ? latest : null;
+      }, 'a scheduled commit during the fault');
+      expect(served.usdt_irt).toBe(good.usdt_irt);
+      expect(served.rates).toEqual(goodRates);
+      expect(Date.parse(served.updated_at)).toBeGreaterThan(Date.parse(good.updated_at));
+
+      sim.setFault('none', 'all');
+      const recovered = await waitFor(
+        () => {
+          sim.tick('BTCUSDT');
+          const row = rowOf(collector.buildSnapshotDraft(), 'BTC');
+          return (
+            row?.sell_usdt === Number(sim.askOf('BTCUSDT')) && row.sell_usdt !== rowOf(good, 'BTC')?.sell_usdt
+          );
+        },
+        `recovery after "${fault}"`,
+        8000,
+      );
+      expect(recovered).toBe(true);
+      await waitFor(
+        () => collector.status().sources.every((s) => s.state === 'up'),
+        `both sources up after "${fault}"`,
+      );
+      const after = await collector.commitNow();
+      expect(after).not.toBeNull();
+      if (after) expectPricedLikeTheSimulator(after, sim);
+      if (!isPriceFault) {
+        expect(collector.status().sources.find((s) => s.source === 'binance')?.reconnects).toBeGreaterThan(0);
+      }
+    },
+  );
+
+  it('serves the last committed prices after a restart while the coin source is down', async () => {
+    const rig = await startRig();
+    const before = await firstFullSnapshot(rig);
+    await rig.pipeline.stop();
+    rig.sim.setFault('drop', 'binance');
+    const restarted = await startRig({ sim: rig.sim, dataDir: rig.dataDir });
+    const after = await waitFor(async () => {
+      const latest = await restarted.store.snapshots.latestSnapshot();
+      return latest && latest.id > before.id ? latest : null;
+    }, 'the first commit after the restart');
+    expect(after.rates).toEqual(before.rates);
+    expect(after.usdt_irt).toBe(before.usdt_irt);
+  });
+});
