@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { registerCollect } from './collect.ts';
 
 /**
  * `nerkh` command line (design §6). Each command lives in its own module and registers itself
@@ -8,6 +9,8 @@ const program = new Command('nerkh')
   .description('nerkh: an exchange sell-rate service (USDT and toman) for programs and AI agents')
   .showHelpAfterError()
   .configureOutput({ outputError: (text, write) => write(text) });
+
+registerCollect(program);
 
 try {
   await program.parseAsync(process.argv);
