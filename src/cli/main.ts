@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { registerCollect } from './collect.ts';
+import { registerSimulateExchange } from './simulate-exchange.ts';
 
 /**
  * `nerkh` command line (design §6). Each command lives in its own module and registers itself
@@ -10,7 +10,7 @@ const program = new Command('nerkh')
   .showHelpAfterError()
   .configureOutput({ outputError: (text, write) => write(text) });
 
-registerCollect(program);
+registerSimulateExchange(program);
 
 try {
   await program.parseAsync(process.argv);

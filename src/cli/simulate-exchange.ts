@@ -1,0 +1,127 @@
+import { randomInt } from 'node:crypto';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { pino } from 'pino';
+import { loadCatalog } from '../collector/catalog-file.ts';
+import { loadConfig } from '../config.ts';
+import {
+  ExchangeSimulator,
+  FAULT_TARGETS,
+  type FaultTarget,
+  SIMULATOR_FAULTS,
+  type SimulatorFault,
+} from '../feeds/simulator/exchange-simulator.ts';
+import { createLogger } from '../logger.ts';
+
+interface SimulateOptions {
+  port: number;
+  host: string;
+  seed?: number;
+  fault: SimulatorFault;
+  faultTarget: FaultTarget;
+  catalog?: string;
+  usdtRial?: number;
+}
+
+function integer(min: number, max: number) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+      throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}`);
+    }
+    return Number(value);
+  };
+}
+
+/**
+ * `nerkh simulate-exchange`: a local Binance- and Nobitex-compatible exchange for the demo,
+ * development without internet access, and failure drills (design §6).
+ */
+export function registerSimulateExchange(program: Command): void {
+  program
+    .command('simulate-exchange')
+    .description('run a local Binance- and Nobitex-compatible exchange simulator on one port')
+    .option('--port <n>', 'port to listen on (0: any free port)', integer(0, 65_535), 0)
+    .option('--host <address>', 'address to listen on', '127.0.0.1')
+    .option(
+      '--seed <n>',
+      'seed of the random walk, to replay a run (default: random, printed)',
+      integer(0, 2 ** 32 - 1),
+    )
+    .addOption(
+      new Option('--fault <mode>', 'start in a fault mode').choices(SIMULATOR_FAULTS).default('none'),
+    )
+    .addOption(
+      new Option('--fault-target <side>', 'which upstream the fault applies to')
+        .choices(FAULT_TARGETS)
+        .default('all'),
+    )
+    .option(
+      '--catalog <path>',
+      'catalog of coins to price (default: NERKH_CATALOG, else the bundled catalog)',
+    )
+    .option(
+      '--usdt-rial <n>',
+      'Nobitex usdt-rls bestSell at start, in rial (default 1052990)',
+      integer(1, 1e12),
+    )
+    .addHelpText(
+      'after',
+      `
+Serves, on one port:
+  Binance WebSocket  /stream?streams=btcusdt@ticker/…  and  /ws/<stream>  (24hrTicker events,
+                     SUBSCRIBE/UNSUBSCRIBE/LIST_SUBSCRIPTIONS, pings every 20 s, 24 h cap)
+  Binance REST       GET /api/v3/ticker/24hr?symbols=["BTCUSDT",…]  or  ?symbol=BTCUSDT
+  Nobitex            GET /market/stats?srcCurrency=usdt&dstCurrency=rls  (prices in rial)
+  Fault control      GET /_simulator/fault;  POST /_simulator/fault {"fault":"…","target":"…","durationMs":…}
+
+Fault modes: ${SIMULATOR_FAULTS.join(', ')}.
+  drop       close WebSocket connections abruptly (and new ones while set); reset HTTP connections
+  stall      keep sockets open but send nothing, not even pings; hold HTTP requests unanswered
+  malformed  cut-off JSON and events without the price
+  negative, nan, absurd  corrupt the Binance ask (and bid, last) and the Nobitex bestSell:
+             negative, "NaN", or ×1000
+  http-429   REST, Nobitex and WebSocket upgrades answer 429 with Retry-After
+  http-5xx   the same with 503
+
+Prints the settings that point nerkh at it; logs go to stderr. Stops on SIGINT or SIGTERM.
+
+Example:
+  nerkh simulate-exchange --port 9443 --seed 7
+  curl -X POST -d '{"fault":"stall","target":"binance"}' http://127.0.0.1:9443/_simulator/fault`,
+    )
+    .action(async (options: SimulateOptions) => {
+      const config = loadConfig();
+      const catalog = loadCatalog(options.catalog ?? config.NERKH_CATALOG);
+      const logger = createLogger(config.LOG_LEVEL, pino.destination(2));
+      const seed = options.seed ?? randomInt(2 ** 31);
+      const simulator = await ExchangeSimulator.start({
+        catalog,
+        port: options.port,
+        host: options.host,
+        seed,
+        logger,
+        ...(options.usdtRial === undefined ? {} : { usdtRialStart: options.usdtRial }),
+      });
+      if (options.fault !== 'none') simulator.setFault(options.fault, options.faultTarget);
+      const pairs = catalog.filter((entry) => entry.pair !== null).length;
+      process.stdout.write(
+        [
+          `nerkh exchange simulator on ${simulator.restBaseUrl} (${pairs} pairs, seed ${seed})`,
+          'Point nerkh at it:',
+          `  export NERKH_BINANCE_WS_URL=${simulator.wsBaseUrl}`,
+          `  export NERKH_BINANCE_REST_URL=${simulator.restBaseUrl}`,
+          `  export NERKH_NOBITEX_URL=${simulator.nobitexBaseUrl}`,
+          `Faults now: ${JSON.stringify(simulator.faultState())}. Switch them while it runs:`,
+          `  curl -X POST -d '{"fault":"drop","target":"binance"}' ${simulator.restBaseUrl}/_simulator/fault`,
+          'Stop with Ctrl-C.',
+          '',
+        ].join('\n'),
+      );
+      const signal = await new Promise<NodeJS.Signals>((resolve) => {
+        process.once('SIGINT', () => resolve('SIGINT'));
+        process.once('SIGTERM', () => resolve('SIGTERM'));
+      });
+      logger.info({ signal }, 'stopping exchange simulator');
+      await simulator.stop();
+      logger.info('exchange simulator stopped');
+    });
+}
