@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { registerCollect } from './collect.ts';
 import { registerSimulateExchange } from './simulate-exchange.ts';
 
 /**
@@ -10,6 +11,7 @@ const program = new Command('nerkh')
   .showHelpAfterError()
   .configureOutput({ outputError: (text, write) => write(text) });
 
+registerCollect(program);
 registerSimulateExchange(program);
 
 try {
