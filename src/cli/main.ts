@@ -1,5 +1,9 @@
 import { Command } from 'commander';
 import { registerCollect } from './collect.ts';
+import { registerDemo } from './demo.ts';
+import { registerKeys } from './keys.ts';
+import { registerRequests } from './requests.ts';
+import { registerServe } from './serve.ts';
 import { registerSimulateExchange } from './simulate-exchange.ts';
 
 /**
@@ -11,8 +15,12 @@ const program = new Command('nerkh')
   .showHelpAfterError()
   .configureOutput({ outputError: (text, write) => write(text) });
 
-registerCollect(program);
+registerServe(program);
+registerDemo(program);
+registerKeys(program);
+registerRequests(program);
 registerSimulateExchange(program);
+registerCollect(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -1,0 +1,153 @@
+import { type Command, InvalidArgumentError } from 'commander';
+import { loadConfig } from '../config.ts';
+import { issueApiKey } from '../keys/issue-key.ts';
+import { openStore } from '../store/open-store.ts';
+import type { ApiKeyRecord } from '../store/types.ts';
+
+/** A key as operators see it: everything but the hash (the key itself is never stored). */
+type ListedKey = Omit<ApiKeyRecord, 'hash'> & { status: 'active' | 'revoked' | 'expired' };
+
+function listed(record: ApiKeyRecord, nowMs = Date.now()): ListedKey {
+  const { hash: _hash, ...rest } = record;
+  const status =
+    record.revoked_at !== null
+      ? 'revoked'
+      : record.expires_at !== null && Date.parse(record.expires_at) <= nowMs
+        ? 'expired'
+        : 'active';
+  return { ...rest, status };
+}
+
+function parseLimit(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 1_000_000) {
+    throw new InvalidArgumentError('must be a whole number of requests from 1 to 1000000');
+  }
+  return Number(value);
+}
+
+function parseExpiry(value: string): string {
+  if (Number.isNaN(Date.parse(value)))
+    throw new InvalidArgumentError('must be an ISO 8601 date or date-time');
+  return new Date(value).toISOString();
+}
+
+/** Opens the store in NERKH_DATA_DIR for one command; SQLite WAL lets this run beside a server. */
+async function withKeyStore<T>(work: (store: ReturnType<typeof openStore>) => Promise<T>): Promise<T> {
+  const store = openStore(loadConfig());
+  try {
+    return await work(store);
+  } finally {
+    store.close();
+  }
+}
+
+const print = (line: string) => process.stdout.write(`${line}\n`);
+
+function table(rows: string[][]): string {
+  const widths =
+    rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
+  return rows
+    .map((row) =>
+      row
+        .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+/**
+ * `nerkh keys issue|list|revoke` (design §4, §6). Keys are issued by hand to known organisations;
+ * the plain key is printed once at issue and never again. Works while servers run on the same
+ * data directory: they pick up issues and revocations within seconds.
+ */
+export function registerKeys(program: Command): void {
+  const keys = program.command('keys').description('issue, list and revoke API keys');
+
+  keys
+    .command('issue')
+    .description('issue a new API key and print it once')
+    .requiredOption('--org <org>', 'organisation the key is issued to')
+    .requiredOption('--purpose <purpose>', 'what the key is for, as the requester stated it')
+    .option('--contact <contact>', 'who to reach about the key (e-mail or name)')
+    .option('--limit <n>', 'requests per rate window for this key (default NERKH_RATE_LIMIT)', parseLimit)
+    .option('--expires <date>', 'ISO 8601 date-time after which the key stops working', parseExpiry)
+    .option('--json', 'print one JSON object (id, key, prefix, org, ...)')
+    .action(
+      async (options: {
+        org: string;
+        purpose: string;
+        contact?: string;
+        limit?: number;
+        expires?: string;
+        json?: boolean;
+      }) => {
+        const { record, key } = await withKeyStore((store) =>
+          issueApiKey(store.keys, {
+            org: options.org,
+            purpose: options.purpose,
+            contact: options.contact ?? null,
+            rateLimit: options.limit ?? null,
+            expiresAt: options.expires ?? null,
+          }),
+        );
+        if (options.json) {
+          print(JSON.stringify({ ...listed(record), key }));
+          return;
+        }
+        print(
+          `Issued ${record.id} to ${record.org}${record.rate_limit ? ` (limit ${record.rate_limit})` : ''}.`,
+        );
+        print(key);
+        print('Store this key now: only its hash is kept, so it cannot be shown again.');
+      },
+    );
+
+  keys
+    .command('list')
+    .description('list issued keys (prefix only; never the key or its hash)')
+    .option('--json', 'print one JSON object: {"keys": [...]}')
+    .action(async (options: { json?: boolean }) => {
+      const records = await withKeyStore((store) => store.keys.listApiKeys());
+      const rows = records.map((record) => listed(record));
+      if (options.json) {
+        print(JSON.stringify({ keys: rows }));
+        return;
+      }
+      if (rows.length === 0) {
+        print('No keys issued yet. Issue one with: nerkh keys issue --org ORG --purpose PURPOSE');
+        return;
+      }
+      print(
+        table([
+          ['ID', 'PREFIX', 'ORG', 'STATUS', 'LIMIT', 'CREATED', 'LAST USED'],
+          ...rows.map((row) => [
+            row.id,
+            `${row.prefix}…`,
+            row.org,
+            row.status,
+            row.rate_limit === null ? 'default' : String(row.rate_limit),
+            row.created_at,
+            row.last_used_at ?? 'never',
+          ]),
+        ]),
+      );
+    });
+
+  keys
+    .command('revoke')
+    .description('revoke a key; running servers refuse it within 5 seconds')
+    .argument('<id>', 'key id as shown by `nerkh keys list` (key_…)')
+    .option('--json', 'print one JSON object: the revoked key')
+    .action(async (id: string, options: { json?: boolean }) => {
+      const record = await withKeyStore((store) => store.keys.revokeApiKey(id));
+      if (record === null) throw new Error(`no key has id "${id}"; see nerkh keys list`);
+      if (options.json) {
+        print(JSON.stringify(listed(record)));
+        return;
+      }
+      print(
+        `Revoked ${record.id} (${record.org}) at ${record.revoked_at}; running servers refuse it within 5 seconds.`,
+      );
+    });
+}

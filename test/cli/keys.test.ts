@@ -1,0 +1,121 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { buildApp } from '../../src/http/app.ts';
+import { createLogger } from '../../src/logger.ts';
+import { openStore } from '../../src/store/open-store.ts';
+import { sampleSnapshot } from '../http/fixtures.ts';
+import { runCli } from './run-cli.ts';
+
+let dataDir: string;
+beforeEach(() => {
+  dataDir = mkdtempSync(join(tmpdir(), 'nerkh-cli-keys-'));
+});
+afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+const keys = (...args: string[]) => runCli(['keys', ...args], { NERKH_DATA_DIR: dataDir });
+
+describe('nerkh keys', () => {
+  it('issues a key once (--json: id and key), lists it by prefix only, and revokes it', async () => {
+    const issued = await keys(
+      'issue',
+      '--org',
+      'Acme Ltd',
+      '--purpose',
+      'price board',
+      '--contact',
+      'ops@acme.test',
+      '--limit',
+      '120',
+      '--json',
+    );
+    expect(issued.code).toBe(0);
+    expect(issued.stdout.trim().split('\n')).toHaveLength(1);
+    const key = JSON.parse(issued.stdout);
+    expect(key).toMatchObject({
+      id: expect.stringMatching(/^key_[0-9a-f]{12}$/),
+      key: expect.stringMatching(/^nerkh_[0-9A-Za-z]{22}_[0-9A-Za-z]{6}$/),
+      org: 'Acme Ltd',
+      purpose: 'price board',
+      contact: 'ops@acme.test',
+      rate_limit: 120,
+      status: 'active',
+    });
+    expect(key.prefix).toBe(key.key.slice(0, 12));
+    expect(key).not.toHaveProperty('hash');
+
+    const [listJson, listText] = await Promise.all([keys('list', '--json'), keys('list')]);
+    expect(listJson.code).toBe(0);
+    const listed = JSON.parse(listJson.stdout);
+    expect(listed.keys).toEqual([
+      expect.objectContaining({ id: key.id, prefix: key.prefix, status: 'active' }),
+    ]);
+    expect(listed.keys[0]).not.toHaveProperty('hash');
+    for (const output of [listJson.stdout, listText.stdout]) expect(output).not.toContain(key.key.slice(12));
+    expect(listText.stdout).toContain(key.id);
+    expect(listText.stdout).toContain('Acme Ltd');
+
+    const revoked = await keys('revoke', key.id);
+    expect(revoked.code).toBe(0);
+    expect(revoked.stdout).toContain(`Revoked ${key.id}`);
+    expect(JSON.parse((await keys('list', '--json')).stdout).keys[0].status).toBe('revoked');
+  });
+
+  it('prints the plain key on its own line in text mode', async () => {
+    const issued = await keys('issue', '--org', 'Acme', '--purpose', 'p');
+    expect(issued.code).toBe(0);
+    expect(
+      issued.stdout.split('\n').filter((line) => /^nerkh_[0-9A-Za-z]{22}_[0-9A-Za-z]{6}$/.test(line)),
+    ).toHaveLength(1);
+  });
+
+  // Independent processes on their own directories: run side by side to keep the file fast.
+  it.concurrent.each([
+    [['issue', '--purpose', 'p'], /required option '--org/],
+    [['issue', '--org', 'o', '--purpose', 'p', '--limit', 'abc'], /--limit/],
+    [['issue', '--org', ' ', '--purpose', 'p'], /^nerkh: org must not be empty$/m],
+    [['revoke', 'key_000000000000'], /^nerkh: no key has id "key_000000000000"/m],
+  ])('exits non-zero with a one-line reason: keys %j', async (args, reason) => {
+    const ownDir = mkdtempSync(join(tmpdir(), 'nerkh-cli-keys-'));
+    try {
+      const result = await runCli(['keys', ...args], { NERKH_DATA_DIR: ownDir });
+      expect(result.code).not.toBe(0);
+      expect(result.stdout).toBe('');
+      expect(result.stderr.split('\n')[0]).toMatch(reason);
+    } finally {
+      rmSync(ownDir, { recursive: true, force: true });
+    }
+  });
+
+  it('revokes while a server runs on the same data directory; the server refuses the key within 5 s', async () => {
+    const config = loadConfig({ NERKH_DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+    const store = openStore(config);
+    await store.snapshots.commitSnapshot(sampleSnapshot());
+    const issued = JSON.parse((await keys('issue', '--org', 'A', '--purpose', 'p', '--json')).stdout);
+    const app = await buildApp({
+      config,
+      logger: createLogger('silent'),
+      snapshots: store.snapshots,
+      collectorStatus: store.snapshots,
+      keys: store.keys,
+    });
+    try {
+      const get = () => app.inject({ url: '/v1/rates', headers: { 'x-api-key': issued.key } });
+      expect((await get()).statusCode).toBe(200);
+      expect((await keys('revoke', issued.id)).code).toBe(0);
+      const revokedAt = Date.now();
+      let status = (await get()).statusCode;
+      while (status === 200 && Date.now() - revokedAt < 6000) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        status = (await get()).statusCode;
+      }
+      expect(status).toBe(403);
+      expect(Date.now() - revokedAt).toBeLessThan(5000);
+    } finally {
+      await app.close();
+      store.close();
+    }
+  });
+});
