@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { registerCollect } from './collect.ts';
 import { registerDemo } from './demo.ts';
 import { registerKeys } from './keys.ts';
+import { registerRequests } from './requests.ts';
 import { registerServe } from './serve.ts';
 import { registerSimulateExchange } from './simulate-exchange.ts';
 
@@ -17,6 +18,7 @@ const program = new Command('nerkh')
 registerServe(program);
 registerDemo(program);
 registerKeys(program);
+registerRequests(program);
 registerSimulateExchange(program);
 registerCollect(program);
 

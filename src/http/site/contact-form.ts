@@ -51,7 +51,9 @@ export const fields: readonly FieldSpec[] = [
     label: 'Email',
     hint: 'Where we send the key or our questions.',
     required: true,
-    maxLength: 254,
+    // The limits of email and purpose are those of an issued key's contact and purpose, so every
+    // stored request can be approved as it is.
+    maxLength: 200,
     multiline: false,
     autocomplete: 'email',
     type: 'email',
@@ -62,7 +64,7 @@ export const fields: readonly FieldSpec[] = [
     label: 'Purpose',
     hint: 'What the key is for: your application and how it uses the rates.',
     required: true,
-    maxLength: 2000,
+    maxLength: 500,
     multiline: true,
     autocomplete: 'off',
     type: 'text',
@@ -109,7 +111,7 @@ export function validateForm(body: Record<string, unknown>): { values: FormValue
     values[field.name] = value;
     if (value === '') {
       if (field.required) errors[field.name] = `Enter ${field.noun}.`;
-    } else if ([...value].length > field.maxLength) {
+    } else if (value.length > field.maxLength) {
       errors[field.name] = `${capitalise(field.noun)} must be ${field.maxLength} characters or fewer.`;
     } else if (disallowedCharacters.test(field.multiline ? value.replace(/[\t\n]/g, '') : value)) {
       errors[field.name] = `${capitalise(field.noun)} contains characters that are not allowed.`;

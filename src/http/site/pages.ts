@@ -233,6 +233,19 @@ export class SitePages {
     };
   }
 
+  /** The contact page's text; `notice` (Markdown) reports a failed submission. */
+  contact(notice = ''): Page {
+    const failed = notice !== '';
+    return {
+      status: 200,
+      title: failed ? 'Error: Request an API key' : 'Request an API key',
+      description: 'Ask for an API key: keys are issued by hand to known organisations.',
+      markdown: this.fill('contact', { notice }),
+      navPath: '/contact',
+      canonical: !failed,
+    };
+  }
+
   terms(): Page {
     return {
       status: 200,

@@ -135,15 +135,7 @@ export async function sitePlugin(app: FastifyInstance, options: SiteOptions): Pr
         `${formCookieName}=${nonce}; Path=/contact; Max-Age=${maxAge}; HttpOnly; SameSite=Strict${secureCookie}`,
       )
       .header('Cache-Control', 'no-store');
-    const failed = answer.status !== 200;
-    const page: Page = {
-      status: answer.status,
-      title: failed ? 'Error: Request an API key' : 'Request an API key',
-      description: 'Ask for an API key: keys are issued by hand to known organisations.',
-      markdown: pages.fill('contact', { notice: answer.notice }),
-      navPath: '/contact',
-      canonical: !failed,
-    };
+    const page: Page = { ...pages.contact(answer.notice), status: answer.status };
     const formHtml = renderForm({
       action: `${publicUrl}/contact`,
       token: tokens.issue(nonce),

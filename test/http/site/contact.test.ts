@@ -131,21 +131,21 @@ describe('validation', () => {
     const tooLong = {
       name: 'n'.repeat(101),
       org: 'o'.repeat(201),
-      email: `${'e'.repeat(250)}@x.ir`,
-      purpose: 'p'.repeat(2001),
+      email: `${'e'.repeat(196)}@x.ir`,
+      purpose: 'p'.repeat(501),
       expected_use: 'u'.repeat(501),
     };
     const response = await submit(tooLong, { accept: 'text/markdown' });
     expect(response.statusCode).toBe(400);
     expect(response.body).toContain('Your name must be 100 characters or fewer.');
     expect(response.body).toContain('Your organisation must be 200 characters or fewer.');
-    expect(response.body).toContain('Your email address must be 254 characters or fewer.');
-    expect(response.body).toContain('The purpose of the key must be 2000 characters or fewer.');
+    expect(response.body).toContain('Your email address must be 200 characters or fewer.');
+    expect(response.body).toContain('The purpose of the key must be 500 characters or fewer.');
     expect(response.body).toContain('The expected use must be 500 characters or fewer.');
     expect((await submit({ ...valid, name: 'n'.repeat(100) })).statusCode).toBe(303);
   });
 
-  it('counts characters, not bytes, so Persian text gets the same limit', async () => {
+  it('counts characters (as the browser’s maxlength does), not bytes, so Persian text gets the same limit', async () => {
     site = await buildSite();
     expect((await submit({ ...valid, name: 'س'.repeat(100) })).statusCode).toBe(303);
   });
