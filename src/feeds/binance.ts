@@ -272,6 +272,7 @@ export class BinanceFeed implements Feed {
   private bootstrapAbort: AbortController | null = null;
   private bootstrapRun: Promise<void> | null = null;
   private started = false;
+  private stopping: Promise<void> | null = null;
 
   constructor(private readonly options: BinanceFeedOptions) {
     if (!/^wss?:\/\/\S+$/.test(options.wsBaseUrl))
@@ -326,7 +327,13 @@ export class BinanceFeed implements Feed {
     }
   }
 
-  async stop(): Promise<void> {
+  /** Idempotent: every call resolves once sockets, timers and the bootstrap are gone. */
+  stop(): Promise<void> {
+    this.stopping ??= this.shutdown();
+    return this.stopping;
+  }
+
+  private async shutdown(): Promise<void> {
     this.bootstrapAbort?.abort();
     await this.bootstrapRun;
     await Promise.all(this.connections.map((connection) => connection.stop()));

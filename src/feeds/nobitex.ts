@@ -82,6 +82,7 @@ export class NobitexFeed implements Feed {
   private state: ConnectionState | null = null;
   private started = false;
   private stopped = false;
+  private stopping: Promise<void> | null = null;
 
   constructor(options: NobitexFeedOptions) {
     if (!/^https?:\/\/\S+$/.test(options.baseUrl))
@@ -103,7 +104,13 @@ export class NobitexFeed implements Feed {
     this.schedule(0);
   }
 
-  async stop(): Promise<void> {
+  /** Idempotent: every call resolves once the timer and any request in flight are gone. */
+  stop(): Promise<void> {
+    this.stopping ??= this.shutdown();
+    return this.stopping;
+  }
+
+  private async shutdown(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
     this.abort.abort();

@@ -91,9 +91,10 @@ describe('BinanceFeed', () => {
     const { listener } = await setup();
     expect(listener.statesSeen()).toEqual(['connecting', 'open']);
     expect(listener.states.every((s) => s.source === 'binance' && s.detail.length > 0)).toBe(true);
-    await feed?.stop();
+    await Promise.all([feed?.stop(), feed?.stop()]);
     expect(listener.lastState()).toBe('closed');
-    expect(simulator?.connectionCount).toBe(0);
+    expect(listener.statesSeen().filter((state) => state === 'closed')).toHaveLength(1);
+    await waitFor(() => simulator?.connectionCount === 0, 2_000, 'the server to see the close');
   });
 
   it('answers pings, so a quiet connection is neither stalled nor dropped by the server', async () => {
@@ -141,6 +142,27 @@ describe('BinanceFeed', () => {
     const quote = await tickUntilQuoted(sim, listener, 'ETHUSDT', '3333.33');
     expect(quote.ask).toBe(3333.33);
     expect(sim.connectionCount).toBe(1);
+  });
+
+  it('grows the backoff while failures repeat and resets it after a healthy period', async () => {
+    const { sim, listener } = await setup({ healthyAfterMs: 150 });
+    sim.setFault('drop', 'binance');
+    await waitFor(
+      () => listener.states.some((s) => /\(attempt 3\)/.test(s.detail)),
+      3_000,
+      'three failed attempts',
+    );
+    sim.setFault('none');
+    await waitFor(() => listener.lastState() === 'open', 3_000, 'reconnect');
+    await sleep(300);
+    const mark = listener.states.length;
+    sim.setFault('drop', 'binance');
+    const next = await waitFor(
+      () => listener.states.slice(mark).find((s) => s.state === 'backoff'),
+      2_000,
+      'a drop',
+    );
+    expect(next.detail).toMatch(/\(attempt 1\)$/);
   });
 
   it('detects a stalled connection and replaces it', async () => {
