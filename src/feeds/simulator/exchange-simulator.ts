@@ -127,7 +127,7 @@ function json(status: number, body: unknown, headers?: Record<string, string>): 
   return { status, body: JSON.stringify(body), ...(headers ? { headers } : {}) };
 }
 
-/** Binance's binary-free error reply on the stream connection: `{"error":{code,msg},"id":…}`. */
+/** Binance's error reply to a stream-connection request: `{"error":{code,msg},"id":…}`. */
 function streamError(code: number, msg: string, id: unknown): string {
   return JSON.stringify({ error: { code, msg }, id: id ?? null });
 }
