@@ -65,6 +65,7 @@ export async function startService({
         snapshots: store.snapshots,
         collectorStatus: store.snapshots,
         keys: store.keys,
+        keyRequests: store.keyRequests,
       });
       url = await listen(app, config.HOST, config.PORT);
     }

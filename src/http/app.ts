@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
@@ -9,13 +10,20 @@ import { KeyAuthenticator } from '../keys/authenticator.ts';
 import { MemoryRateLimiter } from '../limiter/memory-limiter.ts';
 import type { RateLimiter } from '../limiter/types.ts';
 import type { Logger } from '../logger.ts';
-import type { ApiKeyStore, CollectorStatusStore, SnapshotStore } from '../store/types.ts';
+import type { ApiKeyStore, CollectorStatusStore, KeyRequestStore, SnapshotStore } from '../store/types.ts';
 import { installAccessLog, requestIdOf } from './access-log.ts';
 import { apiKeyGuard } from './api-key-guard.ts';
+import { discoveryPlugin } from './discovery/plugin.ts';
 import { assessHealth, type HealthReport } from './health.ts';
-import { clientErrorHandler, connectHandler, installProblemHandlers } from './problems.ts';
+import {
+  clientErrorHandler,
+  connectHandler,
+  frameworkErrorHandler,
+  installProblemHandlers,
+} from './problems.ts';
 import { healthRoutes } from './routes/health.ts';
 import { ratesRoutes } from './routes/rates.ts';
+import { sitePlugin } from './site/plugin.ts';
 import { SnapshotCache } from './snapshot-cache.ts';
 
 export interface AppDeps {
@@ -24,6 +32,8 @@ export interface AppDeps {
   snapshots: SnapshotStore;
   collectorStatus: CollectorStatusStore;
   keys: ApiKeyStore;
+  /** Key requests from the contact page. */
+  keyRequests: KeyRequestStore;
   /** Per-key limiter; defaults to the in-memory one (one process). */
   limiter?: RateLimiter;
   /** Epoch milliseconds; tests pass a fake clock. */
@@ -89,6 +99,7 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
     genReqId: requestIdOf,
     requestIdHeader: false,
     clientErrorHandler: clientErrorHandler(config.publicUrl),
+    frameworkErrors: frameworkErrorHandler(config.publicUrl),
     // While closing, requests on open connections are still answered (graceful shutdown); Fastify's
     // default 503 for them would not be a problem document.
     return503OnClosing: false,
@@ -159,6 +170,19 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
   installProblemHandlers(app, config.publicUrl);
   installAccessLog(app);
 
+  // Graceful shutdown: a response sent after close() began says `Connection: close`, so the
+  // socket of a request that was in flight closes once it is answered instead of idling in
+  // keep-alive and holding the server open (server.close() only reaps sockets idle at that moment).
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) reply.header('Connection', 'close');
+    done(null, payload);
+  });
+
   // Security headers (helmet defaults) with a CSP for a site that loads nothing from elsewhere and
   // runs no inline code. upgrade-insecure-requests is left to the TLS terminator's configuration:
   // on a plain-HTTP local run it would break every same-origin asset.
@@ -208,6 +232,26 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
 
   await app.register(ratesRoutes, { prefix: '/v1' });
   await app.register(healthRoutes);
+
+  // The website and the discovery documents read the same snapshot and health judgement as the API.
+  const siteSettings = {
+    publicUrl: config.publicUrl,
+    disclaimer: config.NERKH_DISCLAIMER,
+    sourceLabel: config.NERKH_SOURCE_LABEL,
+    refreshSeconds: config.NERKH_REFRESH_SECONDS,
+    rateLimit: config.NERKH_RATE_LIMIT,
+    rateWindowSeconds: config.NERKH_RATE_WINDOW_SECONDS,
+  };
+  const currentSnapshot = () => snapshots.current()?.snapshot ?? null;
+  await app.register(sitePlugin, {
+    settings: siteSettings,
+    currentSnapshot,
+    health,
+    keyRequests: deps.keyRequests,
+    formSecret: config.NERKH_FORM_SECRET ?? randomBytes(32),
+    clock,
+  });
+  await app.register(discoveryPlugin, { settings: siteSettings, currentSnapshot, health, clock });
 
   await snapshots.start();
   await authenticator.start();

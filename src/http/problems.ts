@@ -85,6 +85,16 @@ export function installProblemHandlers(app: FastifyInstance, publicUrl: string):
   });
 }
 
+/**
+ * Fastify's `frameworkErrors`: errors its router raises before any route runs, such as a URL with
+ * a broken percent-encoding (FST_ERR_BAD_URL); by default they get a non-problem JSON body.
+ */
+export function frameworkErrorHandler(publicUrl: string) {
+  return (error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void => {
+    sendProblem(reply, publicUrl, toProblem(error));
+  };
+}
+
 /** A complete raw HTTP/1.1 problem response, for answers written before Fastify sees a request. */
 function rawProblemResponse(
   publicUrl: string,

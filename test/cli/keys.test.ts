@@ -100,6 +100,7 @@ describe('nerkh keys', () => {
       snapshots: store.snapshots,
       collectorStatus: store.snapshots,
       keys: store.keys,
+      keyRequests: store.keyRequests,
     });
     try {
       const get = () => app.inject({ url: '/v1/rates', headers: { 'x-api-key': issued.key } });

@@ -4,6 +4,7 @@ import type { SnapshotDraft } from '../../src/domain/rates.ts';
 import { type AppDeps, buildApp, type NerkhApp } from '../../src/http/app.ts';
 import { issueApiKey } from '../../src/keys/issue-key.ts';
 import { createLogger } from '../../src/logger.ts';
+import { MemoryKeyRequestStore } from '../../src/store/memory/key-request-store.ts';
 import { MemoryApiKeyStore } from '../../src/store/memory/key-store.ts';
 import { MemorySnapshotStore } from '../../src/store/memory/snapshot-store.ts';
 import type { CollectorStatus } from '../../src/store/types.ts';
@@ -124,6 +125,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     snapshots,
     collectorStatus: snapshots,
     keys,
+    keyRequests: new MemoryKeyRequestStore(),
     clock: clock.now,
     ...options.deps,
   });

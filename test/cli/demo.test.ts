@@ -1,0 +1,116 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import net from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { binPath, runCli } from './run-cli.ts';
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+const curlInstalled = ['/usr/bin/curl', '/usr/local/bin/curl', '/bin/curl'].some((path) => existsSync(path));
+
+/**
+ * Runs one printed line exactly as a user would paste it into a shell; without curl on the
+ * machine, does what the line says with fetch (its URL, its -H header, -i for the status line).
+ */
+async function runPrinted(line: string): Promise<string> {
+  if (curlInstalled) {
+    return new Promise((resolve, reject) => {
+      execFile('/bin/sh', ['-c', line], { timeout: 10_000 }, (error, stdout) =>
+        error ? reject(error) : resolve(stdout),
+      );
+    });
+  }
+  const command = line.replace(/\s+#.*$/, '');
+  const header = /-H '([^:]+): ([^']+)'/.exec(command);
+  const url = /'?(https?:\/\/[^\s']+)'?\s*$/.exec(command)?.[1] as string;
+  const response = await fetch(url, {
+    headers: header ? { [header[1] as string]: header[2] as string } : {},
+  });
+  const body = await response.text();
+  if (!/\s-i\s/.test(command)) return body;
+  const headers = [...response.headers].map(([name, value]) => `${name}: ${value}`).join('\r\n');
+  return `HTTP/1.1 ${response.status} ${response.statusText}\r\n${headers}\r\n\r\n${body}`;
+}
+
+let child: ChildProcess | null = null;
+afterEach(() => {
+  if (child && child.exitCode === null) child.kill('SIGKILL');
+});
+
+describe('nerkh demo', () => {
+  it('prints curl lines that work as printed, and stops cleanly on Ctrl-C', { timeout: 60_000 }, async () => {
+    const port = await freePort();
+    child = spawn(process.execPath, [binPath, 'demo'], {
+      env: { ...process.env, PORT: String(port), LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) => child?.on('exit', (code) => resolve(code)));
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const output = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      child?.stdout?.on('data', (chunk: Buffer) => {
+        text += chunk.toString();
+        if (text.includes('Ctrl-C')) resolve(text);
+      });
+      void exited.then((code) => reject(new Error(`demo exited ${code} before it was ready: ${stderr}`)));
+    });
+
+    const curlLines = output
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line.startsWith('curl '));
+    expect(curlLines).toHaveLength(4);
+    const [allRates, oneRate, health, noKey] = curlLines as [string, string, string, string];
+    expect(allRates).toContain(`http://127.0.0.1:${port}/v1/rates`);
+    expect(allRates).toMatch(/-H 'X-API-Key: nerkh_[0-9A-Za-z]{22}_[0-9A-Za-z]{6}'/);
+
+    const all = JSON.parse(await runPrinted(allRates));
+    expect(all.side).toBe('sell');
+    expect(all.count).toBeGreaterThan(100);
+    expect(all.count).toBe(all.rates.length);
+    const usdt = all.rates.find((row: { symbol: string }) => row.symbol === 'USDT');
+    expect(usdt.sell_irt).toBe(all.usdt_irt);
+    expect(Number.isInteger(all.usdt_irt)).toBe(true);
+
+    const btc = JSON.parse(await runPrinted(oneRate));
+    expect(btc.count).toBe(1);
+    expect(btc.rates[0].symbol).toBe('BTC');
+    expect(btc.rates[0].sell_usdt).toBeGreaterThan(0);
+
+    expect(['pass', 'warn']).toContain(JSON.parse(await runPrinted(health)).status);
+
+    const unauthorized = await runPrinted(noKey);
+    expect(unauthorized).toMatch(/^HTTP\/1\.1 401/);
+    expect(unauthorized).toMatch(/content-type: application\/problem\+json/i);
+
+    const dataDir = /temporary directory (\S+)/.exec(output)?.[1] as string;
+    expect(existsSync(dataDir)).toBe(true);
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it('fails with a one-line reason when the port is taken', { timeout: 30_000 }, async () => {
+    const holder = net.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const { port } = holder.address() as net.AddressInfo;
+    try {
+      const result = await runCli(['demo'], { PORT: String(port) });
+      expect(result.code).toBe(1);
+      expect(result.stderr.trim()).toBe(
+        `nerkh: port ${port} on 127.0.0.1 is already in use; stop what holds it or set PORT to a free port`,
+      );
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
+  });
+});

@@ -1,0 +1,68 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { issueApiKey } from '../../src/keys/issue-key.ts';
+import { openStore } from '../../src/store/open-store.ts';
+import { sampleSnapshot } from '../http/fixtures.ts';
+import { binPath, runCli } from './run-cli.ts';
+
+let dataDir: string;
+beforeEach(() => {
+  dataDir = mkdtempSync(join(tmpdir(), 'nerkh-cli-serve-'));
+});
+afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('nerkh serve', () => {
+  it('--role api serves what is in the store (no collector), and exits 0 on SIGTERM', {
+    timeout: 30_000,
+  }, async () => {
+    const store = openStore(loadConfig({ NERKH_DATA_DIR: dataDir }));
+    await store.snapshots.commitSnapshot(sampleSnapshot(new Date().toISOString()));
+    const { key } = await issueApiKey(store.keys, { org: 'A', purpose: 'p' });
+    store.close();
+
+    const port = await freePort();
+    const child = spawn(process.execPath, [binPath, 'serve', '--role', 'api'], {
+      env: { ...process.env, PORT: String(port), NERKH_DATA_DIR: dataDir, LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      await new Promise<void>((resolve) => {
+        let logs = '';
+        child.stdout?.on('data', (chunk: Buffer) => {
+          logs += chunk.toString();
+          if (logs.includes('nerkh is running')) resolve();
+        });
+      });
+      const response = await fetch(`http://127.0.0.1:${port}/v1/rates?symbol=usdt`, {
+        headers: { 'x-api-key': key },
+      });
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as { rates: Array<{ symbol: string }> };
+      expect(body.rates[0]?.symbol).toBe('USDT');
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  });
+
+  it('refuses an unknown role with a one-line reason', async () => {
+    const result = await runCli(['serve', '--role', 'everything'], { NERKH_DATA_DIR: dataDir });
+    expect(result.code).not.toBe(0);
+    expect(result.stderr.split('\n')[0]).toMatch(/--role.*everything.*invalid/);
+  });
+});

@@ -1,0 +1,112 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import http from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { listen } from '../../src/http/server.ts';
+import { buildTestApp, type TestApp } from './fixtures.ts';
+import { parseRawResponse, rawExchange } from './raw-http.ts';
+
+describe('over a real socket', () => {
+  let t: TestApp;
+  let port: number;
+  afterEach(async () => {
+    await t.app.close();
+  });
+  const start = async () => {
+    // Real time here: sockets, not a fake clock, decide the order of arrival.
+    t = await buildTestApp({ deps: { clock: Date.now } });
+    port = Number(new URL(await listen(t.app, '127.0.0.1', 0)).port);
+  };
+
+  it('admits exactly 60 of 500 concurrent requests with one key and refuses 440 with 429', async () => {
+    await start();
+    const agent = new http.Agent({ maxSockets: 500, keepAlive: false });
+    const one = () =>
+      new Promise<number>((resolve, reject) => {
+        const request = http.get(
+          { host: '127.0.0.1', port, path: '/v1/rates', agent, headers: { 'x-api-key': t.key } },
+          (response) => {
+            response.resume();
+            response.on('end', () => resolve(response.statusCode ?? 0));
+          },
+        );
+        request.on('error', reject);
+      });
+    const statuses = await Promise.all(Array.from({ length: 500 }, one));
+    agent.destroy();
+    const count = (status: number) => statuses.filter((s) => s === status).length;
+    expect({ ok: count(200), limited: count(429), other: 500 - count(200) - count(429) }).toEqual({
+      ok: 60,
+      limited: 440,
+      other: 0,
+    });
+  });
+
+  it('answers oversized headers with 431 as a problem document', async () => {
+    await start();
+    const raw = await rawExchange(
+      port,
+      `GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    );
+    const response = parseRawResponse(raw);
+    expect(response.status).toBe(431);
+    expect(response.headers.get('content-type')).toBe('application/problem+json');
+    expect(JSON.parse(response.body)).toMatchObject({ code: 'request-header-fields-too-large', status: 431 });
+  });
+
+  it.each([
+    ['an unknown method', 'FOO /v1/rates HTTP/1.1\r\nHost: x\r\n\r\n', 400, 'bad-request'],
+    ['garbage', 'hello\r\n\r\n', 400, 'bad-request'],
+    [
+      'CONNECT',
+      'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n',
+      405,
+      'method-not-allowed',
+    ],
+    ['a broken percent-encoding', 'GET /v1/%ZZ HTTP/1.1\r\nHost: x\r\n\r\n', 400, 'bad-request'],
+  ])('answers %s with a problem document', async (_label, request, status, code) => {
+    await start();
+    const response = parseRawResponse(await rawExchange(port, request));
+    expect(response.status).toBe(status);
+    expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(JSON.parse(response.body)).toMatchObject({ code, status });
+  });
+
+  it('reports a taken port in one line', async () => {
+    await start();
+    const second = await buildTestApp();
+    await expect(listen(second.app, '127.0.0.1', port)).rejects.toThrow(
+      `port ${port} on 127.0.0.1 is already in use; stop what holds it or set PORT to a free port`,
+    );
+    await second.app.close();
+  });
+});
+
+describe('graceful shutdown', () => {
+  let child: ChildProcess | null = null;
+  afterEach(() => {
+    if (child && child.exitCode === null) child.kill('SIGKILL');
+  });
+
+  it('finishes a request in flight when SIGTERM arrives, then exits 0', async () => {
+    const fixture = fileURLToPath(new URL('./fixtures/slow-request-server.ts', import.meta.url));
+    child = spawn(process.execPath, ['--import', 'tsx', fixture], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const exited = new Promise<number | null>((resolve) => child?.on('exit', (code) => resolve(code)));
+    const url = await new Promise<string>((resolve) => {
+      let output = '';
+      child?.stdout?.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes('\n')) resolve(output.trim());
+      });
+    });
+    const inFlight = fetch(`${url}/test/slow`).then(async (response) => ({
+      status: response.status,
+      body: await response.json(),
+    }));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    child.kill('SIGTERM');
+    expect(await inFlight).toEqual({ status: 200, body: { finished: true } });
+    expect(await exited).toBe(0);
+    await expect(fetch(`${url}/v1/health`)).rejects.toThrow();
+  });
+});
