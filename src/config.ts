@@ -38,6 +38,12 @@ export const ConfigSchema = Type.Object({
   NERKH_MARKUP_OVERRIDES: Type.String({ default: '' }),
   NERKH_MAX_JUMP_PCT: Type.Number({ exclusiveMinimum: 0, default: 50 }),
   NERKH_SNAPSHOT_RETENTION: Type.Integer({ minimum: 1, default: 1000 }),
+  /**
+   * Proxies whose X-Forwarded-For is believed when finding the client address (used to pause key
+   * guessing per client): empty = none (the socket peer is the client); a number = that many hops;
+   * else comma-separated addresses or CIDRs of the proxies, e.g. `127.0.0.1,10.0.0.0/8`.
+   */
+  NERKH_TRUST_PROXY: Type.String({ pattern: '^[0-9A-Fa-f.:/, ]*$', default: '' }),
   LOG_LEVEL: Type.String({ ...LogLevel, default: 'info' }),
 });
 

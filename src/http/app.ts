@@ -74,6 +74,21 @@ export type NerkhApp = FastifyInstance<
   TypeBoxTypeProvider
 >;
 
+/**
+ * Fastify's trustProxy from NERKH_TRUST_PROXY: off, a hop count, or the proxies' addresses. Behind
+ * a load balancer the socket peer is the balancer, so without this every client would share one
+ * address and one client's guessing would pause key checks for all.
+ */
+function trustProxyOf(setting: string): boolean | number | string[] {
+  const value = setting.trim();
+  if (value === '') return false;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
+}
+
 /** How long a cached collector report is reused, so unauthenticated health polls cannot load the store. */
 const collectorStatusCacheMs = 1000;
 
@@ -98,6 +113,7 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'req_id' }),
     genReqId: requestIdOf,
     requestIdHeader: false,
+    trustProxy: trustProxyOf(config.NERKH_TRUST_PROXY),
     clientErrorHandler: clientErrorHandler(config.publicUrl),
     frameworkErrors: frameworkErrorHandler(config.publicUrl),
     // While closing, requests on open connections are still answered (graceful shutdown); Fastify's
