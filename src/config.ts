@@ -35,6 +35,8 @@ export const ConfigSchema = Type.Object({
       'Rates are informational only. The final rate of an order is fixed when the order is placed in the user panel.',
   }),
   NERKH_MARKUP_PCT: Type.Number({ minimum: -50, maximum: 100, default: 0 }),
+  /** Key of the contact form's CSRF tokens; set the same value on every instance (random per process if unset). */
+  NERKH_FORM_SECRET: Type.Optional(Type.String({ minLength: 32 })),
   NERKH_MARKUP_OVERRIDES: Type.String({ default: '' }),
   NERKH_MAX_JUMP_PCT: Type.Number({ exclusiveMinimum: 0, default: 50 }),
   NERKH_SNAPSHOT_RETENTION: Type.Integer({ minimum: 1, default: 1000 }),

@@ -2,7 +2,6 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig } from '../config.ts';
 import { issueApiKey } from '../keys/issue-key.ts';
 import { openStore } from '../store/open-store.ts';
-import { SqliteKeyRequestStore } from '../store/sqlite/key-request-store.ts';
 import {
   type ApiKeyStore,
   type KeyRequest,
@@ -148,7 +147,7 @@ export async function rejectRequest(
 async function withStores(work: (stores: RequestStores) => Promise<string>): Promise<void> {
   const store = openStore(loadConfig());
   try {
-    const output = await work({ keyRequests: new SqliteKeyRequestStore(store.db), keys: store.keys });
+    const output = await work({ keyRequests: store.keyRequests, keys: store.keys });
     process.stdout.write(`${output}\n`);
   } finally {
     store.close();

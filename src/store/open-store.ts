@@ -1,13 +1,15 @@
 import { join } from 'node:path';
 import type { Config } from '../config.ts';
 import { openSqlite, type SqliteDatabase } from './sqlite/database.ts';
+import { SqliteKeyRequestStore } from './sqlite/key-request-store.ts';
 import { SqliteApiKeyStore } from './sqlite/key-store.ts';
 import { SqliteSnapshotStore } from './sqlite/snapshot-store.ts';
-import type { ApiKeyStore, CollectorStatusStore, SnapshotStore } from './types.ts';
+import type { ApiKeyStore, CollectorStatusStore, KeyRequestStore, SnapshotStore } from './types.ts';
 
 export interface OpenedStore {
   snapshots: SnapshotStore & CollectorStatusStore;
   keys: ApiKeyStore;
+  keyRequests: KeyRequestStore;
   db: SqliteDatabase;
   close(): void;
 }
@@ -26,6 +28,7 @@ export function openStore(config: Config): OpenedStore {
   return {
     snapshots: new SqliteSnapshotStore(db, config.NERKH_SNAPSHOT_RETENTION),
     keys: new SqliteApiKeyStore(db),
+    keyRequests: new SqliteKeyRequestStore(db),
     db,
     close: () => db.close(),
   };
