@@ -226,7 +226,14 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
         version: '1.0.0',
         description:
           "Current sell rates of digital currencies — what a user pays to buy a coin from the exchange — in tether (USDT) and in toman. Rates are informational; an order's final rate is fixed in the user panel.",
+        termsOfService: `${config.publicUrl}/terms`,
+        contact: { name: 'API keys and support', url: `${config.publicUrl}/contact` },
       },
+      externalDocs: { description: 'API reference with examples', url: `${config.publicUrl}/docs` },
+      tags: [
+        { name: 'rates', description: 'Sell rates in tether and toman (API key required)' },
+        { name: 'health', description: 'Freshness of the data and state of the sources (no key)' },
+      ],
       servers: [{ url: `${config.publicUrl}/v1` }],
       components: {
         securitySchemes: {

@@ -203,7 +203,29 @@ export const ProblemSchema = Type.Object(
       Type.Array(Type.String(), { description: 'Rate-limit policies the request exceeded (on 429)' }),
     ),
   },
-  { additionalProperties: true, description: 'RFC 9457 problem details' },
+  {
+    additionalProperties: true,
+    description: 'RFC 9457 problem details',
+    examples: [
+      {
+        type: 'https://rates.example.ir/docs/errors#missing-api-key',
+        title: 'API key required',
+        status: 401,
+        detail: 'Send your API key in the X-API-Key header.',
+        instance: '/v1/rates',
+        code: 'missing-api-key',
+      },
+      {
+        type: 'https://rates.example.ir/docs/errors#rate-limited',
+        title: 'Rate limit exceeded',
+        status: 429,
+        detail: 'This key may make 60 requests in any 60 s; the next one is admitted in 12 s.',
+        instance: '/v1/rates',
+        code: 'rate-limited',
+        'violated-policies': ['default'],
+      },
+    ],
+  },
 );
 
 /**

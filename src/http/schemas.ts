@@ -39,7 +39,40 @@ export const RatesResponseSchema = Type.Object(
     count: Type.Integer({ minimum: 0, description: 'Number of items in rates' }),
     rates: Type.Array(RateSchema),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        source: 'binance+nobitex',
+        side: 'sell',
+        usdt_irt: 61250,
+        updated_at: '2025-06-01T10:20:00.000Z',
+        disclaimer:
+          'Rates are informational only. The final rate of an order is fixed when the order is placed in the user panel.',
+        count: 2,
+        rates: [
+          {
+            symbol: 'BTC',
+            name_fa: 'بیت‌کوین',
+            sell_usdt: 67321.45,
+            sell_irt: 4123438813,
+            change_24h: 1.84,
+            as_of: '2025-06-01T10:19:42.118Z',
+            url: 'https://rates.example.ir/coins/BTC',
+          },
+          {
+            symbol: 'USDT',
+            name_fa: 'تتر',
+            sell_usdt: 1,
+            sell_irt: 61250,
+            change_24h: null,
+            as_of: '2025-06-01T10:18:05.000Z',
+            url: 'https://rates.example.ir/coins/USDT',
+          },
+        ],
+      },
+    ],
+  },
 );
 
 const CheckStatus = Type.Union([Type.Literal('pass'), Type.Literal('warn'), Type.Literal('fail')]);
@@ -71,5 +104,42 @@ export const HealthSchema = Type.Object(
     count: Type.Union([Type.Integer(), Type.Null()], { description: 'Currencies in the served snapshot' }),
     checks: Type.Record(Type.String(), Type.Array(HealthCheckSchema)),
   },
-  { additionalProperties: false, description: 'draft-inadarei-api-health-check response' },
+  {
+    additionalProperties: false,
+    description: 'draft-inadarei-api-health-check response',
+    examples: [
+      {
+        status: 'pass',
+        version: '1',
+        releaseId: '0.1.0',
+        serviceId: 'nerkh',
+        description: 'nerkh: current sell rates of digital currencies in tether and toman',
+        updated_at: '2025-06-01T10:20:00.000Z',
+        age_seconds: 242,
+        next_refresh_at: '2025-06-01T10:30:00.000Z',
+        count: 155,
+        checks: {
+          'snapshot:age': [
+            {
+              componentType: 'datastore',
+              status: 'pass',
+              time: '2025-06-01T10:20:00.000Z',
+              observedValue: 242,
+              observedUnit: 's',
+              output: 'Snapshot is 242 s old; refreshed every 600 s.',
+            },
+          ],
+          'nobitex:connection': [
+            {
+              componentType: 'component',
+              status: 'pass',
+              time: '2025-06-01T10:23:58.204Z',
+              observedValue: 'up',
+              output: 'polling every 10 s',
+            },
+          ],
+        },
+      },
+    ],
+  },
 );

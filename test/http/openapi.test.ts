@@ -51,6 +51,6 @@ describe('OpenAPI document built from the route schemas', () => {
     expect(Object.keys(rates.responses['429']?.headers ?? {})).toEqual(
       expect.arrayContaining(['Retry-After', 'RateLimit', 'RateLimit-Policy']),
     );
-    expect(paths['/health']?.get?.security).toBeUndefined();
+    expect(paths['/health']?.get?.security).toEqual([]);
   });
 });

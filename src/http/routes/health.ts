@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { problemResponse } from '../errors.ts';
 import { HealthSchema } from '../schemas.ts';
 
 const healthContentType = 'application/health+json';
@@ -11,9 +12,12 @@ const healthContentType = 'application/health+json';
 export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const schema = {
     summary: 'Service status and data freshness',
+    operationId: 'getHealth',
     description:
       'Check before relying on a rate. status pass: fresh data, all sources up; warn: rates still served but a source is degraded or the data is getting old; fail: no data, or data older than 3 refresh intervals (HTTP 503). Judge a single currency by its own as_of.',
     tags: ['health'],
+    // Public: no key (OpenAPI 3.1 §4.8.10.1, an empty list removes any requirement).
+    security: [],
     response: {
       200: {
         description: 'pass or warn',
@@ -25,6 +29,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
         headers: { 'Cache-Control': { type: 'string', const: 'no-store' } },
         content: { [healthContentType]: { schema: HealthSchema } },
       },
+      '4xx': problemResponse('method-not-allowed, request-header-fields-too-large or another request error'),
     },
   };
   const handler = async (_request: FastifyRequest, reply: FastifyReply) => {

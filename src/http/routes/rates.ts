@@ -67,6 +67,7 @@ export const ratesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       attachValidation: true,
       schema: {
         summary: 'Current sell rates',
+        operationId: 'getRates',
         description:
           'Sell rates (what a user pays to buy) of the listed currencies in tether and toman, from the last committed snapshot (refreshed every 10 minutes). Use each row’s as_of to judge its freshness. Rates are informational.',
         tags: ['rates'],
