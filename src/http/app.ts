@@ -79,10 +79,14 @@ export type NerkhApp = FastifyInstance<
  * a load balancer the socket peer is the balancer, so without this every client would share one
  * address and one client's guessing would pause key checks for all.
  */
-function trustProxyOf(setting: string): boolean | number | string[] {
+function trustProxyOf(setting: string): boolean | string[] | ((address: string, hop: number) => boolean) {
   const value = setting.trim();
   if (value === '') return false;
-  if (/^\d+$/.test(value)) return Number(value);
+  if (/^\d+$/.test(value)) {
+    // A hop count: trust the nearest N addresses (proxy-addr's trust function receives the hop index).
+    const hops = Number(value);
+    return (_address, hop) => hop < hops;
+  }
   return value
     .split(',')
     .map((part) => part.trim())
