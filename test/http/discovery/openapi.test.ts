@@ -1,0 +1,101 @@
+import { validate } from '@readme/openapi-parser';
+import { createConfig, lintFromString } from '@redocly/openapi-core';
+import type { TSchema } from 'typebox';
+import { Value } from 'typebox/value';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ProblemSchema } from '../../../src/http/errors.ts';
+import { HealthSchema, RatesResponseSchema } from '../../../src/http/schemas.ts';
+import { buildTestApp, publicUrl, type TestApp } from '../fixtures.ts';
+
+let t: TestApp;
+let body: string;
+beforeAll(async () => {
+  t = await buildTestApp();
+  const response = await t.app.inject({ url: '/v1/openapi.json' });
+  expect(response.statusCode).toBe(200);
+  body = response.body;
+});
+afterAll(async () => {
+  await t.app.close();
+});
+
+interface Operation {
+  operationId?: string;
+  security?: Record<string, string[]>[];
+  responses: Record<string, { content?: Record<string, { schema?: unknown }> }>;
+}
+
+describe('/v1/openapi.json', () => {
+  it('is served without a key, at /v1/openapi.json and /openapi.json, exactly as @fastify/swagger generates it', async () => {
+    const response = await t.app.inject({ url: '/v1/openapi.json' });
+    expect(response.headers['content-type']).toBe('application/openapi+json');
+    expect((await t.app.inject({ url: '/openapi.json' })).body).toBe(body);
+    expect(JSON.parse(body)).toEqual(JSON.parse(JSON.stringify(t.app.swagger())));
+  });
+
+  it('passes @readme/openapi-parser validation as OpenAPI 3.1', async () => {
+    const result = await validate(JSON.parse(body));
+    expect(result.valid, JSON.stringify(result)).toBe(true);
+    expect(result.warnings).toEqual([]);
+  });
+
+  it('has no problem at all under Redocly’s minimal ruleset', async () => {
+    const config = await createConfig({ extends: ['minimal'] });
+    const problems = await lintFromString({
+      source: body,
+      absoluteRef: `${publicUrl}/v1/openapi.json`,
+      config,
+    });
+    expect(problems.map((problem) => `${problem.ruleId}: ${problem.message}`)).toEqual([]);
+  });
+
+  it('describes version 1.0.0 of the API under the /v1 server, with the X-API-Key scheme', () => {
+    const document = JSON.parse(body);
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.info.version).toBe('1.0.0');
+    expect(document.servers).toEqual([{ url: `${publicUrl}/v1` }]);
+    expect(document.components.securitySchemes).toEqual({
+      ApiKeyAuth: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-API-Key' }),
+    });
+  });
+
+  it('lists only the API operations, relative to the server URL', () => {
+    const { paths } = JSON.parse(body) as { paths: Record<string, Record<string, Operation>> };
+    expect(Object.keys(paths).sort()).toEqual(['/health', '/rates']);
+    expect(Object.keys(paths['/rates'] ?? {})).toEqual(['get']);
+    expect(Object.keys(paths['/health'] ?? {})).toEqual(['get']);
+  });
+
+  it('requires the key on /rates and declares /health public with security: []', () => {
+    const { paths } = JSON.parse(body) as { paths: Record<string, Record<string, Operation>> };
+    expect(paths['/rates']?.get?.security).toEqual([{ ApiKeyAuth: [] }]);
+    expect(paths['/health']?.get?.security).toEqual([]);
+  });
+
+  it('gives every error status a problem+json body', () => {
+    const { paths } = JSON.parse(body) as { paths: Record<string, Record<string, Operation>> };
+    for (const operation of [paths['/rates']?.get, paths['/health']?.get]) {
+      const errors = Object.entries(operation?.responses ?? {}).filter(
+        ([status]) => /^[45]/.test(status) && !(operation === paths['/health']?.get && status === '503'),
+      );
+      expect(errors.length).toBeGreaterThan(0);
+      for (const [status, response] of errors) {
+        expect(Object.keys(response.content ?? {}), `${operation?.operationId} ${status}`).toEqual([
+          'application/problem+json',
+        ]);
+      }
+    }
+  });
+
+  it('carries realistic examples that match their own schemas', () => {
+    const examples = (schema: TSchema) => (schema as { examples?: unknown[] }).examples ?? [];
+    for (const schema of [RatesResponseSchema, HealthSchema, ProblemSchema]) {
+      expect(examples(schema).length).toBeGreaterThan(0);
+      for (const example of examples(schema)) expect(Value.Check(schema, example)).toBe(true);
+    }
+    const rates = examples(RatesResponseSchema)[0] as { rates: { name_fa: string; sell_irt: number }[] };
+    expect(rates.rates[0]?.name_fa).toMatch(/[\u0600-\u06FF]/);
+    expect(Number.isInteger(rates.rates[0]?.sell_irt)).toBe(true);
+    expect(body).toContain('بیت‌کوین');
+  });
+});
