@@ -25,7 +25,7 @@ a:hover{text-decoration-thickness:2px}
 .site-header,.site-footer,main{max-width:52rem;margin:0 auto;padding:0 1rem}
 .site-header{padding-top:.75rem;padding-bottom:.5rem;border-bottom:1px solid var(--line)}
 .brand{font-weight:700;font-size:1.25rem;text-decoration:none;color:var(--fg)}
-.brand span{font-weight:400;color:var(--muted);margin-inline-start:.35rem}
+.brand span{font-weight:400;color:var(--muted);margin-left:.4rem}
 nav ul{list-style:none;margin:.5rem 0 0;padding:0;display:flex;flex-wrap:wrap;gap:.25rem 1rem}
 nav a{display:inline-block;padding:.35rem 0;min-height:44px;line-height:2}
 nav a[aria-current="page"]{font-weight:700;text-decoration-thickness:3px}

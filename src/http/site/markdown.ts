@@ -10,8 +10,8 @@ import MarkdownIt from 'markdown-it';
  *   is the `type` URL of every problem document.
  * - Runs of Persian text are wrapped in `<span lang="fa" dir="rtl">` so screen readers switch
  *   language and the bidirectional algorithm lays them out right to left (WCAG 3.1.2).
- * - Tables sit in a focusable, labelled scroll region, so a wide table scrolls on a phone instead
- *   of widening the page, and keyboard users can scroll it (WCAG 1.4.10, 2.1.1).
+ * - Tables sit in a focusable, labelled scroll region, and code blocks are focusable, so on a phone
+ *   they scroll instead of widening the page, and keyboard users can scroll them (WCAG 1.4.10, 2.1.1).
  */
 
 /** Arabic-script letters (Persian included), Arabic-Indic digits, and ZWNJ between them. */
@@ -100,6 +100,10 @@ export function createMarkdownRenderer(): MarkdownRenderer {
     return `<div class="table-scroll" role="region" tabindex="0" aria-label="${escapeHtml(label)}">\n<table>\n`;
   };
   md.renderer.rules.table_close = () => '</table>\n</div>\n';
+  // Code blocks scroll sideways on narrow screens; focusable so the keyboard can scroll them too.
+  const renderFence = md.renderer.rules.fence;
+  md.renderer.rules.fence = (tokens, index, options, env, self) =>
+    (renderFence?.(tokens, index, options, env, self) ?? '').replace(/^<pre>/, '<pre tabindex="0">');
 
   return (markdown) => md.render(markdown);
 }

@@ -1,0 +1,70 @@
+/**
+ * Scripts that run inside the page (Playwright `page.evaluate`). They are plain JavaScript in
+ * strings because the project type-checks against Node's globals only, without the DOM library.
+ */
+
+/** Text nodes with Persian letters that are not inside an element marked lang="fa" dir="rtl". */
+export const unmarkedPersianText = `(() => {
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const found = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const text = node.textContent || '';
+    if (/[\\u0600-\\u06FF]/.test(text) && !node.parentElement.closest('[lang="fa"][dir="rtl"], pre, code')) {
+      found.push(text);
+    }
+  }
+  return found;
+})()`;
+
+/** Headings ("h2 Text") and link targets inside <main>, in document order. */
+export const mainOutline = `(() => {
+  const main = document.querySelector('main');
+  return {
+    headings: [...main.querySelectorAll('h1,h2,h3,h4,h5,h6')].map(
+      (h) => h.tagName.toLowerCase() + ' ' + (h.textContent || '').replace(/\\s+/g, ' ').trim(),
+    ),
+    links: [...main.querySelectorAll('a[href]')].map((a) => a.getAttribute('href') || ''),
+  };
+})()`;
+
+/** How far the page is wider than the viewport (positive: it scrolls sideways). */
+export const horizontalOverflow = `document.documentElement.scrollWidth - document.documentElement.clientWidth`;
+
+/** The focused element's text, outline and position. */
+export const focusedElement = `(() => {
+  const element = document.activeElement;
+  const style = getComputedStyle(element);
+  return {
+    id: element.id,
+    text: element.textContent,
+    outline: style.outlineStyle,
+    width: style.outlineWidth,
+    top: element.getBoundingClientRect().top,
+  };
+})()`;
+
+/** Visible text elements whose colour contrast against their background is below 4.5:1 (WCAG 1.4.3). */
+export const lowContrastText = `(() => {
+  const parse = (color) => (color.match(/[\\d.]+/g) || []).map(Number);
+  const channel = (value) => {
+    const c = value / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  };
+  const luminance = ([r = 0, g = 0, b = 0]) => 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b);
+  const background = (element) => {
+    for (let current = element; current; current = current.parentElement) {
+      const color = parse(getComputedStyle(current).backgroundColor);
+      if (color.length === 3 || (color[3] || 0) > 0) return color.slice(0, 3);
+    }
+    return [255, 255, 255];
+  };
+  const found = [];
+  for (const element of document.querySelectorAll('h1, h2, p, li, a, label, .hint, th, td, code, button, legend')) {
+    if (!element.offsetParent) continue;
+    const fg = luminance(parse(getComputedStyle(element).color));
+    const bg = luminance(background(element));
+    const ratio = (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
+    if (ratio < 4.5) found.push(element.tagName + '.' + element.className + ': ' + ratio.toFixed(2));
+  }
+  return found;
+})()`;

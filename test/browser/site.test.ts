@@ -1,0 +1,260 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { buildApp, type NerkhApp } from '../../src/http/app.ts';
+import { createLogger } from '../../src/logger.ts';
+import { type OpenedStore, openStore } from '../../src/store/open-store.ts';
+import { markdownOutline } from '../http/site/outline.ts';
+import { snapshotDraft } from '../http/site/site-fixture.ts';
+import {
+  focusedElement,
+  horizontalOverflow,
+  lowContrastText,
+  mainOutline,
+  unmarkedPersianText,
+} from './in-page.ts';
+
+/**
+ * The website in real headless Chromium (Debian's /usr/bin/chromium driven by playwright-core):
+ * pages render without console errors or CSP violations, reflow on a phone, keep focus visible,
+ * meet contrast, and the contact form reaches `nerkh requests list`. Screenshots of the main pages
+ * go to test-artifacts/ for a person to look at.
+ */
+const chromiumPath = '/usr/bin/chromium';
+const required = process.env.NERKH_REQUIRE_CHROMIUM === '1';
+const available = existsSync(chromiumPath);
+if (!available && !required) {
+  process.stdout.write(`browser tests skipped: ${chromiumPath} is missing (apt-get install chromium)\n`);
+}
+
+const artifacts = join(import.meta.dirname, '../../test-artifacts');
+const bin = join(import.meta.dirname, '../../bin/nerkh.js');
+const pages = ['/', '/docs', '/docs/errors', '/coins', '/coins/BTC', '/contact', '/status', '/terms'];
+
+describe.skipIf(!available && !required)('website in Chromium', () => {
+  let dataDir: string;
+  let store: OpenedStore;
+  let app: NerkhApp;
+  let server: Server;
+  let origin: string;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    if (!available) throw new Error(`NERKH_REQUIRE_CHROMIUM=1 but ${chromiumPath} is missing`);
+    dataDir = mkdtempSync(join(tmpdir(), 'nerkh-browser-'));
+    // Listen first (port 0), then build the app for that origin: links and the form's action are
+    // absolute URLs under NERKH_PUBLIC_URL, so it must be the address the browser uses.
+    server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const config = loadConfig({ NERKH_PUBLIC_URL: origin, NERKH_DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+    store = openStore(config);
+    // The fixture's times moved to now, as a running service would show them.
+    const shiftMs = Date.now() - 60_000 - Date.parse(snapshotDraft.updated_at);
+    const shifted = (iso: string) => new Date(Date.parse(iso) + shiftMs).toISOString();
+    await store.snapshots.commitSnapshot({
+      ...snapshotDraft,
+      updated_at: shifted(snapshotDraft.updated_at),
+      rates: snapshotDraft.rates.map((row) => ({
+        ...row,
+        as_of: shifted(row.as_of),
+        url: `${origin}/coins/${row.symbol}`,
+      })),
+    });
+    app = await buildApp({
+      config,
+      logger: createLogger('silent'),
+      snapshots: store.snapshots,
+      collectorStatus: store.snapshots,
+      keys: store.keys,
+      keyRequests: store.keyRequests,
+    });
+    await app.ready();
+    server.on('request', (request, response) => app.routing(request, response));
+    browser = await chromium.launch({
+      executablePath: chromiumPath,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    });
+    mkdirSync(artifacts, { recursive: true });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((resolve) => server?.close(resolve));
+    await app?.close();
+    store?.close();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** Opens a page and records every console error, uncaught exception and failed request. */
+  async function open(path: string, options: { width?: number; colorScheme?: 'light' | 'dark' } = {}) {
+    const context = await browser.newContext({
+      viewport: { width: options.width ?? 1280, height: 900 },
+      colorScheme: options.colorScheme ?? 'light',
+    });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error' || message.type() === 'warning')
+        problems.push(`${message.type()}: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
+    page.on('requestfailed', (request) => problems.push(`requestfailed: ${request.url()}`));
+    const response = await page.goto(`${origin}${path}`);
+    return { page, problems, status: response?.status(), close: () => context.close() };
+  }
+
+  it.each(pages)('%s renders with no console errors, CSP violations or failed requests', async (path) => {
+    const { page, problems, status, close } = await open(path);
+    try {
+      expect(status).toBe(200);
+      expect(await page.locator('html').getAttribute('lang')).toBe('en');
+      expect(await page.locator('main h1').count()).toBe(1);
+      expect(await page.locator('main h1').isVisible()).toBe(true);
+      // Persian text is always marked up with its language and direction.
+      const unmarked = await page.evaluate<string[]>(unmarkedPersianText);
+      expect(unmarked).toEqual([]);
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it.each(pages)('%s shows the same headings and links in its HTML as in its Markdown', async (path) => {
+    const markdown = await (await fetch(`${origin}${path}`, { headers: { accept: 'text/markdown' } })).text();
+    const { page, close } = await open(path);
+    try {
+      const fromDom = await page.evaluate<{ headings: string[]; links: string[] }>(mainOutline);
+      expect(fromDom).toEqual(markdownOutline(markdown));
+    } finally {
+      await close();
+    }
+  });
+
+  it.each(pages)('%s reflows on a 320 px wide phone without horizontal page scrolling', async (path) => {
+    const { page, close } = await open(path, { width: 320 });
+    try {
+      const overflow = await page.evaluate<number>(horizontalOverflow);
+      expect(overflow).toBeLessThanOrEqual(0);
+    } finally {
+      await close();
+    }
+  });
+
+  it('offers a skip link first and shows a visible focus ring', async () => {
+    const { page, close } = await open('/docs');
+    try {
+      await page.keyboard.press('Tab');
+      type Focused = { id: string; text: string; outline: string; width: string; top: number };
+      const focused = await page.evaluate<Focused>(focusedElement);
+      expect(focused.text).toBe('Skip to main content');
+      expect(focused.outline).toBe('solid');
+      expect(Number.parseFloat(focused.width)).toBeGreaterThanOrEqual(2);
+      expect(focused.top).toBeGreaterThanOrEqual(0);
+      await page.keyboard.press('Enter');
+      expect((await page.evaluate<Focused>(focusedElement)).id).toBe('main');
+    } finally {
+      await close();
+    }
+  });
+
+  it.each(['light', 'dark'] as const)(
+    'keeps text contrast at WCAG AA (4.5:1) in the %s scheme',
+    async (colorScheme) => {
+      const { page, close } = await open('/contact', { colorScheme });
+      try {
+        const failures = await page.evaluate<string[]>(lowContrastText);
+        expect(failures).toEqual([]);
+      } finally {
+        await close();
+      }
+    },
+  );
+
+  it('sends the contact form, and the request shows up in `nerkh requests list`', async () => {
+    const { page, problems, close } = await open('/contact');
+    try {
+      await page.getByLabel('Your name').fill('Sara Ahmadi');
+      await page.getByLabel('Organisation').fill('کویر آنالیتیکس');
+      await page.getByLabel('Email').fill('sara@kavir.example');
+      await page.getByLabel('Purpose').fill('Show toman prices in our portfolio app');
+      await page.getByLabel('Expected use (optional)').fill('One request per minute');
+      await page.getByRole('button', { name: 'Send request' }).click();
+      await page.waitForURL(`${origin}/contact/received`);
+      expect(await page.locator('main h1').textContent()).toBe('Request received');
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+    const { stdout } = await promisify(execFile)(process.execPath, [bin, 'requests', 'list', '--json'], {
+      env: { ...process.env, NERKH_DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
+    });
+    expect(JSON.parse(stdout).requests).toEqual([
+      expect.objectContaining({
+        name: 'Sara Ahmadi',
+        org: 'کویر آنالیتیکس',
+        email: 'sara@kavir.example',
+        purpose: 'Show toman prices in our portfolio app',
+        expected_use: 'One request per minute',
+        status: 'pending',
+      }),
+    ]);
+  });
+
+  it('shows field errors next to the fields and keeps the form usable', async () => {
+    const { page, problems, close } = await open('/contact');
+    try {
+      await page.getByLabel('Email').fill('not-an-email');
+      await page.getByRole('button', { name: 'Send request' }).click();
+      await page.waitForLoadState();
+      expect(await page.title()).toBe('Error: Request an API key · nerkh');
+      expect(await page.getByLabel('Email').getAttribute('aria-invalid')).toBe('true');
+      expect(await page.locator('#email-error').textContent()).toBe(
+        'Error: Enter an email address like name@example.com.',
+      );
+      // The page is a 400 answer; Chromium reports the status of the navigation as a console error.
+      expect(problems.filter((problem) => !problem.includes('400'))).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('saves screenshots of the overview, the docs and a coin page', async () => {
+    for (const [path, name] of [
+      ['/', 'overview'],
+      ['/docs', 'docs'],
+      ['/coins/BTC', 'coin-btc'],
+    ] as const) {
+      for (const [width, suffix] of [
+        [1280, 'desktop'],
+        [375, 'mobile'],
+      ] as const) {
+        const { page, close } = await open(path, { width });
+        try {
+          await page.screenshot({
+            path: join(artifacts, `${name}-${suffix}.png`),
+            fullPage: suffix === 'mobile',
+          });
+        } finally {
+          await close();
+        }
+      }
+    }
+    expect(existsSync(join(artifacts, 'coin-btc-desktop.png'))).toBe(true);
+  });
+});
