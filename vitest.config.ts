@@ -6,6 +6,6 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: 'forks',
-    reporters: ['default'],
+    reporters: ['default', './test/support/plain-summary-reporter.ts'],
   },
 });
