@@ -126,12 +126,12 @@ function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-/** The problems of a submission as a Markdown list, shown in both forms of the page. */
+/** The problems of a submission as a Markdown section, shown in both forms of the page, linking to the fields. */
 export function errorNotice(errors: FieldErrors): string {
   const items = fields
     .filter((field) => errors[field.name] !== undefined)
     .map((field) => `- [${escapeMarkdown(errors[field.name] as string)}](#${field.name})`);
-  return `**There is a problem with your request:**\n\n${items.join('\n')}\n\n`;
+  return `## There is a problem\n\n${items.join('\n')}\n\n`;
 }
 
 export interface FormRender {
@@ -151,7 +151,8 @@ export function renderForm(input: FormRender): string {
       ? `<textarea ${common} rows="4">${value}</textarea>`
       : `<input type="${field.type}" ${common} value="${value}"${field.type === 'email' ? ' spellcheck="false"' : ''}>`;
     return `<div>
-<label for="${field.name}">${escapeHtml(field.label)}<span class="hint" id="${field.name}-hint">${escapeHtml(field.hint)}</span></label>
+<label for="${field.name}">${escapeHtml(field.label)}</label>
+<span class="hint" id="${field.name}-hint">${escapeHtml(field.hint)}</span>
 ${error ? `<span class="field-error" id="${field.name}-error">Error: ${escapeHtml(error)}</span>\n` : ''}${control}
 </div>`;
   });

@@ -55,8 +55,9 @@ textarea{min-height:6rem;resize:vertical}
 [aria-invalid="true"]{border:2px solid var(--bad)}
 .field-error{color:var(--bad);font-weight:600;display:block;margin-top:.25rem}
 button{font:inherit;font-weight:700;padding:.65rem 1.25rem;min-height:44px;border:0;border-radius:.3rem;background:var(--link);color:var(--bg);cursor:pointer;justify-self:start}
-.error-summary{border:3px solid var(--bad);border-radius:.375rem;padding:.75rem 1rem}
-.error-summary h2{border:0;margin-top:0;padding:0}
+#there-is-a-problem{color:var(--bad);border-top:3px solid var(--bad)}
+#there-is-a-problem+p,#there-is-a-problem+ul{border-inline-start:4px solid var(--bad);padding-inline-start:.75rem;margin-inline-start:0}
+#there-is-a-problem+ul{list-style:none}
 .trap{position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden}
 .site-footer{border-top:1px solid var(--line);padding-top:1rem;padding-bottom:2rem;color:var(--muted);font-size:.95rem}
 .site-footer h2{font-size:1rem;border:0;margin:0;padding:0}

@@ -177,7 +177,7 @@ export async function sitePlugin(app: FastifyInstance, options: SiteOptions): Pr
       if (wantsJson) throw problem('form-token-invalid', detail);
       return sendContact(request, reply, {
         status: 403,
-        notice: `**Your request was not sent.** ${detail}\n\n`,
+        notice: `## There is a problem\n\nYour request was not sent. ${detail}\n\n`,
         values: emptyValues,
         errors: {},
       });
@@ -213,7 +213,7 @@ export async function sitePlugin(app: FastifyInstance, options: SiteOptions): Pr
       reply.header('Retry-After', retryAfter);
       return sendContact(request, reply, {
         status: 429,
-        notice: `**Your request was not sent.** ${detail}\n\n`,
+        notice: `## There is a problem\n\nYour request was not sent. ${detail}\n\n`,
         values,
         errors: {},
       });
