@@ -18,6 +18,7 @@ import { assessHealth, type HealthReport } from './health.ts';
 import {
   clientErrorHandler,
   connectHandler,
+  expectationHandler,
   frameworkErrorHandler,
   installProblemHandlers,
 } from './problems.ts';
@@ -126,6 +127,7 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
     bodyLimit: 64 * 1024,
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.server.on('connect', connectHandler(config.publicUrl));
+  app.server.on('checkExpectation', expectationHandler(config.publicUrl));
 
   const snapshots = new SnapshotCache({
     store: deps.snapshots,

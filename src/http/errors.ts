@@ -92,6 +92,12 @@ export const errorCatalog = {
     description:
       'The request headers together are larger than the server accepts (RFC 6585 §5). Send fewer or smaller headers; the API needs only `X-API-Key` and, optionally, `Accept-Encoding` and `If-None-Match`.',
   },
+  'expectation-failed': {
+    status: 417,
+    title: 'Expectation failed',
+    description:
+      'The request carried an `Expect` header other than `100-continue`, the only expectation HTTP/1.1 defines (RFC 9110 §10.1.1). Send the request without it.',
+  },
   'request-timeout': {
     status: 408,
     title: 'Request timeout',

@@ -1,4 +1,4 @@
-import { STATUS_CODES } from 'node:http';
+import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
@@ -137,6 +137,27 @@ export function clientErrorHandler(publicUrl: string) {
     }
     if (socket.writable) socket.end(response);
     else socket.destroy();
+  };
+}
+
+/**
+ * An `Expect` other than `100-continue` never reaches Fastify either: Node emits
+ * 'checkExpectation' and, without a listener, answers 417 with an empty body
+ * (https://nodejs.org/api/http.html#event-checkexpectation). This answers the same status as a problem.
+ */
+export function expectationHandler(publicUrl: string) {
+  return (request: IncomingMessage, response: ServerResponse): void => {
+    const body = problemDocument(
+      publicUrl,
+      problem('expectation-failed', 'Only Expect: 100-continue is supported.'),
+      pathOf(request.url ?? '/'),
+    );
+    response.writeHead(errorCatalog['expectation-failed'].status, {
+      'Content-Type': problemContentType,
+      'Content-Length': Buffer.byteLength(body),
+      Connection: 'close',
+    });
+    response.end(body);
   };
 }
 

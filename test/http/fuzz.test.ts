@@ -93,6 +93,7 @@ const header = fc.tuple(
       'If-Modified-Since',
       'Accept',
       'Content-Type',
+      'Expect',
     ),
     fc.stringMatching(/^[A-Za-z-]{1,12}$/),
   ),

@@ -64,6 +64,12 @@ describe('over a real socket', () => {
       'method-not-allowed',
     ],
     ['a broken percent-encoding', 'GET /v1/%ZZ HTTP/1.1\r\nHost: x\r\n\r\n', 400, 'bad-request'],
+    [
+      'an unsupported Expect',
+      'GET /v1/health HTTP/1.1\r\nHost: x\r\nExpect: fly\r\n\r\n',
+      417,
+      'expectation-failed',
+    ],
   ])('answers %s with a problem document', async (_label, request, status, code) => {
     await start();
     const response = parseRawResponse(await rawExchange(port, request));
