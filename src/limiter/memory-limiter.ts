@@ -1,57 +1,83 @@
 import type { RateLimitDecision, RateLimiter } from './types.ts';
 
+/** Slots a ring starts with; it grows (doubling) only as admissions within one window need. */
+const initialSlots = 4;
+
 /**
- * Admission times of one key, oldest first, in a ring of `limit` slots. Keeping exactly the last
- * `limit` admissions is what makes the window exact: a request is admitted only if the oldest of
- * them is at least a full window old, so no interval of `windowMs` can ever hold `limit + 1`
- * admissions (unlike fixed windows, which admit up to twice the limit across a boundary).
+ * Admission times of one key, oldest first, in a ring. Keeping every admission of the last window
+ * is what makes the window exact: a request is admitted only if fewer
+ * than `limit` admissions lie inside the window, so no interval of `windowMs` can ever hold
+ * `limit + 1` admissions (unlike fixed windows, which admit up to twice the limit across a
+ * boundary).
+ *
+ * The ring's size follows use, not the limit: a key allowed a million requests per window that
+ * sends three holds a few slots. Admissions that have left the window are dropped before the ring
+ * grows (they can never count again: time never runs backwards for a key), so a ring holds at most
+ * about twice the admissions one window ever contained. Every admission still in the window is
+ * kept even when the key's limit is lowered, so the count stays exact across an override edit.
  */
 class AdmissionRing {
   stamps: Float64Array;
   head = 0;
   size = 0;
   newest = Number.NEGATIVE_INFINITY;
+  /** The key's current limit: an admitted request always finds a slot within it. */
+  limit: number;
 
-  constructor(capacity: number) {
-    this.stamps = new Float64Array(capacity);
+  constructor(limit: number) {
+    this.limit = limit;
+    this.stamps = new Float64Array(Math.min(limit, initialSlots));
   }
 
   at(index: number): number {
     return this.stamps[(this.head + index) % this.stamps.length] as number;
   }
 
-  /** Keeps the newest admissions when a key's limit changes (a per-key override was edited). */
-  resize(capacity: number): void {
-    const keep = Math.min(this.size, capacity);
-    const next = new Float64Array(capacity);
-    for (let index = 0; index < keep; index++) next[index] = this.at(this.size - keep + index);
-    this.stamps = next;
-    this.head = 0;
-    this.size = keep;
-  }
-
-  push(nowMs: number): void {
-    const capacity = this.stamps.length;
-    if (this.size < capacity) {
-      this.stamps[(this.head + this.size) % capacity] = nowMs;
-      this.size++;
-    } else {
-      this.stamps[this.head] = nowMs;
-      this.head = (this.head + 1) % capacity;
+  /**
+   * Records an admission at `nowMs` (≥ every earlier one) that the caller found room for. Slots of
+   * admissions that left the window are reused before the ring grows.
+   */
+  push(nowMs: number, windowMs: number): void {
+    if (this.size === this.stamps.length) {
+      this.forgetBefore(nowMs - windowMs);
+      const capacity = this.stamps.length;
+      if (this.size === capacity) this.#reshape(Math.max(this.size + 1, Math.min(this.limit, capacity * 2)));
     }
+    this.stamps[(this.head + this.size) % this.stamps.length] = nowMs;
+    this.size++;
     this.newest = nowMs;
   }
 
-  /** Index of the first admission still inside the window ending at `nowMs` (binary search). */
-  firstInWindow(nowMs: number, windowMs: number): number {
+  /** Drops admissions at or before `cutoffMs` and gives back slots no longer needed. */
+  forgetBefore(cutoffMs: number): void {
+    const expired = this.firstAfter(cutoffMs);
+    if (expired === 0) return;
+    this.head = (this.head + expired) % this.stamps.length;
+    this.size -= expired;
+    const capacity = this.stamps.length;
+    if (capacity > initialSlots && this.size <= capacity / 4) {
+      this.#reshape(Math.max(initialSlots, this.size * 2));
+    }
+  }
+
+  /** Index of the first admission later than `cutoffMs` (binary search; stamps are ordered). */
+  firstAfter(cutoffMs: number): number {
     let low = 0;
     let high = this.size;
     while (low < high) {
       const middle = (low + high) >>> 1;
-      if (this.at(middle) > nowMs - windowMs) high = middle;
+      if (this.at(middle) > cutoffMs) high = middle;
       else low = middle + 1;
     }
     return low;
+  }
+
+  /** Moves the admissions, in order, into a ring of `capacity` (≥ size) slots. */
+  #reshape(capacity: number): void {
+    const next = new Float64Array(capacity);
+    for (let index = 0; index < this.size; index++) next[index] = this.at(index);
+    this.stamps = next;
+    this.head = 0;
   }
 }
 
@@ -64,7 +90,11 @@ export interface MemoryRateLimiterOptions {
   maxKeys?: number;
 }
 
-/** Exact rolling-window limiter for one process. Time comes from the caller, so tests use a fake clock. */
+/**
+ * Exact rolling-window limiter for one process. Time comes from the caller, so tests use a fake
+ * clock. It decides synchronously (the RateLimiter contract allows it), so an authenticated request
+ * waits on no promise for its limit.
+ */
 export class MemoryRateLimiter implements RateLimiter {
   readonly #windowMs: number;
   readonly #maxKeys: number;
@@ -76,11 +106,11 @@ export class MemoryRateLimiter implements RateLimiter {
     this.#maxKeys = options.maxKeys ?? 100_000;
   }
 
-  async take(key: string, limit: number, nowMs: number): Promise<RateLimitDecision> {
+  take(key: string, limit: number, nowMs: number): RateLimitDecision {
     return this.decide(key, limit, nowMs, true);
   }
 
-  async peek(key: string, limit: number, nowMs: number): Promise<RateLimitDecision> {
+  peek(key: string, limit: number, nowMs: number): RateLimitDecision {
     return this.decide(key, limit, nowMs, false);
   }
 
@@ -88,27 +118,43 @@ export class MemoryRateLimiter implements RateLimiter {
     this.#rings.clear();
   }
 
-  /** Synchronous core of take/peek (also what the in-process tests drive). */
+  /** Admission slots currently allocated over all keys: memory follows use, not limits. */
+  get allocatedSlots(): number {
+    let slots = 0;
+    for (const ring of this.#rings.values()) slots += ring.stamps.length;
+    return slots;
+  }
+
+  /** Core of take/peek. */
   decide(key: string, limit: number, requestedNowMs: number, admit: boolean): RateLimitDecision {
     this.#sweep(requestedNowMs);
     let ring = this.#rings.get(key);
+    if (ring === undefined && !admit) {
+      // Nothing admitted for this key in the window (the common case of the failed-key check).
+      return { allowed: true, limit, remaining: limit - 1, resetSeconds: 0, retryAfterSeconds: 0 };
+    }
     if (ring === undefined) {
       ring = new AdmissionRing(limit);
       if (admit) {
         if (this.#rings.size >= this.#maxKeys) this.#forgetOldestKey();
         this.#rings.set(key, ring);
       }
-    } else if (ring.stamps.length !== limit) {
-      ring.resize(limit);
+    } else {
+      ring.limit = limit;
     }
     // A clock that steps back must not reopen slots: time never runs backwards for a key.
     const nowMs = Math.max(requestedNowMs, ring.newest);
-    const allowed = ring.size < limit || ring.at(0) <= nowMs - this.#windowMs;
-    if (allowed && admit) ring.push(nowMs);
-    const first = ring.firstInWindow(nowMs, this.#windowMs);
-    const inWindow = ring.size - first;
+    const windowStart = nowMs - this.#windowMs;
+    const first = ring.firstAfter(windowStart);
+    const inWindowBefore = ring.size - first;
+    const allowed = inWindowBefore < limit;
+    if (allowed && admit) ring.push(nowMs, this.#windowMs);
+    const inWindow = inWindowBefore + (allowed && admit ? 1 : 0);
+    // The next slot frees when the in-window count drops below the limit: when the oldest
+    // admission leaves, or (after the limit was lowered below the count) the one that many later.
+    const freeing = inWindow === 0 ? nowMs : ring.at(ring.size - inWindow + Math.max(0, inWindow - limit));
     const secondsUntilSlotFrees =
-      inWindow === 0 ? 0 : Math.max(1, Math.ceil((ring.at(first) + this.#windowMs - nowMs) / 1000));
+      inWindow === 0 ? 0 : Math.max(1, Math.ceil((freeing + this.#windowMs - nowMs) / 1000));
     return {
       allowed,
       limit,
@@ -118,12 +164,17 @@ export class MemoryRateLimiter implements RateLimiter {
     };
   }
 
-  /** Once per window, forgets keys whose every admission has left the window. */
+  /**
+   * Once per window: forgets keys whose every admission has left the window, and gives back the
+   * slots of keys that were busier earlier than they are now.
+   */
   #sweep(nowMs: number): void {
     if (nowMs - this.#lastSweepMs < this.#windowMs) return;
     this.#lastSweepMs = nowMs;
     for (const [key, ring] of this.#rings) {
       if (ring.newest <= nowMs - this.#windowMs) this.#rings.delete(key);
+      // Relative to the ring's own newest admission, which no later request of the key precedes.
+      else ring.forgetBefore(ring.newest - this.#windowMs);
     }
   }
 

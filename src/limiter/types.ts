@@ -18,10 +18,16 @@ export interface RateLimitDecision {
   retryAfterSeconds: number;
 }
 
+/**
+ * A limiter that decides in-process answers directly; one that asks a shared store (Redis) answers
+ * with a promise. Callers handle both, so the in-process hot path allocates no promise per request.
+ */
+export type MaybePromise<T> = T | Promise<T>;
+
 export interface RateLimiter {
   /** Admits (and counts) one request for `key` if the window has room; a refusal counts nothing. */
-  take(key: string, limit: number, nowMs: number): Promise<RateLimitDecision>;
+  take(key: string, limit: number, nowMs: number): MaybePromise<RateLimitDecision>;
   /** The decision `take` would make, without counting anything. */
-  peek(key: string, limit: number, nowMs: number): Promise<RateLimitDecision>;
+  peek(key: string, limit: number, nowMs: number): MaybePromise<RateLimitDecision>;
   close(): Promise<void>;
 }

@@ -91,4 +91,66 @@ describe('MemoryRateLimiter (exact rolling window)', () => {
     expect((await limiter.take('a', 1, 1)).allowed).toBe(true);
     expect((await limiter.take('c', 1, 1)).allowed).toBe(false);
   });
+
+  it('property: exact with large limits and changing overrides, while the ring grows and shrinks', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            gap: fc.integer({ min: 0, max: 1500 }),
+            // Mostly one override, now and then an edit (lower or higher) as an operator makes.
+            limit: fc.oneof(
+              { weight: 9, arbitrary: fc.constant(150) },
+              { weight: 1, arbitrary: fc.integer({ min: 1, max: 400 }) },
+            ),
+          }),
+          { minLength: 1, maxLength: 1500 },
+        ),
+        (steps) => {
+          const windowMs = 10_000;
+          const limiter = new MemoryRateLimiter({ windowMs });
+          const admitted: number[] = [];
+          let now = 0;
+          for (const { gap, limit } of steps) {
+            now += gap;
+            const decision = limiter.decide('k', limit, now, true);
+            const inWindow = admitted.filter((t) => t > now - windowMs);
+            expect(decision.allowed).toBe(inWindow.length < limit);
+            if (decision.allowed) admitted.push(now);
+            const after = admitted.filter((t) => t > now - windowMs);
+            expect(decision.remaining).toBe(Math.max(0, limit - after.length));
+            // The next slot frees when the count drops below the limit (the oldest leaving, unless
+            // a lowered limit left more admissions in the window than it allows).
+            const freeing = after[Math.max(0, after.length - limit)];
+            expect(decision.resetSeconds).toBe(
+              freeing === undefined ? 0 : Math.max(1, Math.ceil((freeing + windowMs - now) / 1000)),
+            );
+          }
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
+  it('allocates memory for the admissions a key makes, not for its limit', () => {
+    const limiter = new MemoryRateLimiter({ windowMs: 60_000 });
+    for (let key = 0; key < 1000; key++) limiter.decide(`key-${key}`, 1_000_000, 1000, true);
+    // 1,000 keys allowed a million requests each, one request each: a few slots per key.
+    expect(limiter.allocatedSlots).toBeLessThanOrEqual(4 * 1000);
+    // One busy key: its ring holds about what one window admitted, and no more than the limit.
+    for (let i = 0; i < 5000; i++) limiter.decide('busy', 1_000_000, 2000 + i * 10, true);
+    expect(limiter.allocatedSlots - 4 * 1000).toBeLessThanOrEqual(2 * 5000);
+    // Steady at 10 requests per second for three windows: the ring reuses slots that left the window.
+    const slotsBefore = limiter.allocatedSlots;
+    for (let i = 0; i < 1800; i++) limiter.decide('steady', 1_000_000, 100_000 + i * 100, true);
+    expect(limiter.allocatedSlots - slotsBefore).toBeLessThanOrEqual(2 * 600);
+    // The last window holds the 599 admissions after t = 120,000 ms; a peek reports one fewer.
+    expect(limiter.decide('steady', 1_000_000, 100_000 + 1800 * 100, false).remaining).toBe(1_000_000 - 600);
+  });
+
+  it('answers synchronously, so the request path waits on no promise', () => {
+    const limiter = new MemoryRateLimiter({ windowMs: 1000 });
+    expect(limiter.take('k', 2, 0)).toMatchObject({ allowed: true, remaining: 1 });
+    expect(limiter.peek('k', 2, 0)).toMatchObject({ allowed: true, remaining: 0 });
+  });
 });
