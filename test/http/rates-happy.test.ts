@@ -107,6 +107,10 @@ describe('GET /v1/rates', () => {
     const again = await get('/v1/rates', { 'if-none-match': etag });
     expect(again.statusCode).toBe(304);
     expect(again.body).toBe('');
+    // RFC 9110 §8.6: a Content-Length on a 304 must be that of the 200; none is simplest. A wrong
+    // one (the serialized `null`, 4) leaves HTTP/1.1 clients waiting for bytes that never come.
+    expect(again.headers['content-length']).toBeUndefined();
+    expect(again.headers['content-type']).toBeUndefined();
     expect(again.headers.etag).toBe(etag);
     expect(again.headers.ratelimit).toBeDefined();
     expect((await get('/v1/rates', { 'if-none-match': `W/${etag}, "other"` })).statusCode).toBe(304);

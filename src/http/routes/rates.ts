@@ -170,7 +170,8 @@ export const ratesRoutes: FastifyPluginAsyncTypebox = async (app) => {
         .header('ETag', etag)
         .header('Last-Modified', view.lastModified)
         .header('Cache-Control', `private, max-age=${maxAge}`);
-      if (notModified(request.headers, etag, view)) return reply.code(304).send(null);
+      // No payload at all: `null` would be serialized to "null" and announced as Content-Length: 4.
+      if (notModified(request.headers, etag, view)) return reply.code(304).send();
       if (coding !== 'identity') reply.header('Content-Encoding', coding);
       return sendPrecomputed(reply.type('application/json'), body.bodies[coding]);
     },
