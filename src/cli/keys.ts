@@ -3,6 +3,7 @@ import { loadConfig } from '../config.ts';
 import { issueApiKey } from '../keys/issue-key.ts';
 import { openStore } from '../store/open-store.ts';
 import type { ApiKeyRecord } from '../store/types.ts';
+import { table, terminalSafe, terminalSafeJson } from './terminal-output.ts';
 
 /** A key as operators see it: everything but the hash (the key itself is never stored). */
 type ListedKey = Omit<ApiKeyRecord, 'hash'> & { status: 'active' | 'revoked' | 'expired' };
@@ -43,19 +44,6 @@ async function withKeyStore<T>(work: (store: ReturnType<typeof openStore>) => Pr
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 
-function table(rows: string[][]): string {
-  const widths =
-    rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
-  return rows
-    .map((row) =>
-      row
-        .map((cell, column) => cell.padEnd(widths[column] ?? 0))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
-}
-
 /**
  * `nerkh keys issue|list|revoke` (design §4, §6). Keys are issued by hand to known organisations;
  * the plain key is printed once at issue and never again. Works while servers run on the same
@@ -92,11 +80,13 @@ export function registerKeys(program: Command): void {
           }),
         );
         if (options.json) {
-          print(JSON.stringify({ ...listed(record), key }));
+          print(terminalSafeJson({ ...listed(record), key }));
           return;
         }
         print(
-          `Issued ${record.id} to ${record.org}${record.rate_limit ? ` (limit ${record.rate_limit})` : ''}.`,
+          terminalSafe(
+            `Issued ${record.id} to ${record.org}${record.rate_limit ? ` (limit ${record.rate_limit})` : ''}.`,
+          ),
         );
         print(key);
         print('Store this key now: only its hash is kept, so it cannot be shown again.');
@@ -111,7 +101,7 @@ export function registerKeys(program: Command): void {
       const records = await withKeyStore((store) => store.keys.listApiKeys());
       const rows = records.map((record) => listed(record));
       if (options.json) {
-        print(JSON.stringify({ keys: rows }));
+        print(terminalSafeJson({ keys: rows }));
         return;
       }
       if (rows.length === 0) {
@@ -141,13 +131,15 @@ export function registerKeys(program: Command): void {
     .option('--json', 'print one JSON object: the revoked key')
     .action(async (id: string, options: { json?: boolean }) => {
       const record = await withKeyStore((store) => store.keys.revokeApiKey(id));
-      if (record === null) throw new Error(`no key has id "${id}"; see nerkh keys list`);
+      if (record === null) throw new Error(`no key has id "${terminalSafe(id)}"; see nerkh keys list`);
       if (options.json) {
-        print(JSON.stringify(listed(record)));
+        print(terminalSafeJson(listed(record)));
         return;
       }
       print(
-        `Revoked ${record.id} (${record.org}) at ${record.revoked_at}; running servers refuse it within 5 seconds.`,
+        terminalSafe(
+          `Revoked ${record.id} (${record.org}) at ${record.revoked_at}; running servers refuse it within 5 seconds.`,
+        ),
       );
     });
 }

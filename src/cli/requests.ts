@@ -9,12 +9,11 @@ import {
   type KeyRequestStatus,
   type KeyRequestStore,
 } from '../store/types.ts';
+import { table, terminalSafe, terminalSafeJson } from './terminal-output.ts';
 
 /**
  * `nerkh requests list|approve|reject` (design §6): the operator's side of the contact page.
- * Requests hold text typed by strangers, so everything printed is made inert first: control
- * characters (terminal escape sequences) and bidirectional overrides are shown as `\u{…}`
- * escapes instead of being sent to the terminal, in the table and in `--json` output alike.
+ * Requests hold text typed by strangers, so everything printed goes through terminal-output.ts.
  */
 
 export interface RequestStores {
@@ -22,38 +21,10 @@ export interface RequestStores {
   keys: ApiKeyStore;
 }
 
-/** C0 and C1 controls, DEL, line and paragraph separators, bidi embeddings, overrides and isolates. */
-const unsafeForTerminal = /[\p{Cc}\u2028\u2029\u202A-\u202E\u2066-\u2069]/gu;
-
-export function terminalSafe(text: string): string {
-  return text.replace(unsafeForTerminal, (char) => `\\u{${(char.codePointAt(0) ?? 0).toString(16)}}`);
-}
-
-/** JSON.stringify escapes C0 controls but leaves C1, separators and bidi controls raw; this escapes those too. */
-export function terminalSafeJson(value: unknown): string {
-  return JSON.stringify(value).replace(
-    unsafeForTerminal,
-    (char) => `\\u${(char.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`,
-  );
-}
-
 /** The stored record as operators see it: the client hash is an internal rate-limit detail. */
 function shown(request: KeyRequest): Omit<KeyRequest, 'client_hash'> {
   const { client_hash: _clientHash, ...rest } = request;
   return rest;
-}
-
-function table(rows: string[][]): string {
-  const widths =
-    rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
-  return rows
-    .map((row) =>
-      row
-        .map((cell, column) => cell.padEnd(widths[column] ?? 0))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
 }
 
 function clip(text: string, max: number): string {
@@ -73,17 +44,15 @@ export async function listRequests(
       ? 'No key requests yet. They arrive through the contact page (/contact).'
       : `No ${options.status} key requests.`;
   }
-  const rows = requests.map((request) =>
-    [
-      request.id,
-      request.status,
-      request.created_at,
-      clip(request.org, 30),
-      clip(request.name, 24),
-      clip(request.email, 32),
-      clip(request.purpose.replace(/\s+/g, ' '), 48),
-    ].map(terminalSafe),
-  );
+  const rows = requests.map((request) => [
+    request.id,
+    request.status,
+    request.created_at,
+    clip(request.org, 30),
+    clip(request.name, 24),
+    clip(request.email, 32),
+    clip(request.purpose.replace(/\s+/g, ' '), 48),
+  ]);
   return table([['ID', 'STATUS', 'RECEIVED', 'ORG', 'NAME', 'EMAIL', 'PURPOSE'], ...rows]);
 }
 

@@ -119,4 +119,18 @@ describe('nerkh keys', () => {
       store.close();
     }
   });
+
+  it('prints organisation names inert: terminal escapes and bidi overrides are escaped, never sent raw', async () => {
+    // An approved key request carries an organisation name typed on the contact page.
+    const org = 'Evil\u001b[2J\u202eCorp';
+    const issued = await keys('issue', '--org', org, '--purpose', 'board', '--json');
+    expect(issued.code).toBe(0);
+    const [listJson, listText] = await Promise.all([keys('list', '--json'), keys('list')]);
+    for (const output of [issued.stdout, listJson.stdout, listText.stdout]) {
+      expect(output).not.toContain('\u001b');
+      expect(output).not.toContain('\u202e');
+    }
+    expect(listText.stdout).toContain('Evil\\u{1b}[2J\\u{202e}Corp');
+    expect(JSON.parse(listJson.stdout).keys[0].org).toBe(org);
+  });
 });
