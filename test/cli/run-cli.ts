@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 export const binPath = fileURLToPath(new URL('../../bin/nerkh.js', import.meta.url));
@@ -22,4 +23,13 @@ export function runCli(args: string[], env: Record<string, string>): Promise<Cli
       },
     );
   });
+}
+
+/** A port that was free a moment ago, for commands that must be given a fixed PORT. */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }

@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -8,21 +7,13 @@ import { loadConfig } from '../../src/config.ts';
 import { issueApiKey } from '../../src/keys/issue-key.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { sampleSnapshot } from '../http/fixtures.ts';
-import { binPath, runCli } from './run-cli.ts';
+import { binPath, freePort, runCli } from './run-cli.ts';
 
 let dataDir: string;
 beforeEach(() => {
   dataDir = mkdtempSync(join(tmpdir(), 'nerkh-cli-serve-'));
 });
 afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('nerkh serve', () => {
   it('--role api serves what is in the store (no collector), and exits 0 on SIGTERM', {

@@ -1,4 +1,4 @@
-import { newKeyRequestId } from '../sqlite/key-request-store.ts';
+import { newKeyRequest } from '../new-key-request.ts';
 import {
   type KeyRequest,
   type KeyRequestDecision,
@@ -13,14 +13,7 @@ export class MemoryKeyRequestStore implements KeyRequestStore {
   readonly #requests = new Map<string, KeyRequest>();
 
   async createKeyRequest(draft: KeyRequestDraft, now = new Date()): Promise<KeyRequest> {
-    const request: KeyRequest = {
-      id: newKeyRequestId(),
-      ...draft,
-      status: 'pending',
-      created_at: now.toISOString(),
-      decided_at: null,
-      key_id: null,
-    };
+    const request = newKeyRequest(draft, now);
     this.#requests.set(request.id, request);
     return structuredClone(request);
   }

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { newKeyRequest } from '../new-key-request.ts';
 import {
   type KeyRequest,
   type KeyRequestDecision,
@@ -11,11 +11,6 @@ import type { SqliteDatabase } from './database.ts';
 
 const columns =
   'id, name, org, email, purpose, expected_use, client_hash, status, created_at, decided_at, key_id';
-
-/** Short, unambiguous ids an operator can type: `req_` and 12 lowercase hex digits (48 random bits). */
-export function newKeyRequestId(): string {
-  return `req_${randomBytes(6).toString('hex')}`;
-}
 
 export class SqliteKeyRequestStore implements KeyRequestStore {
   readonly #insert;
@@ -46,14 +41,7 @@ export class SqliteKeyRequestStore implements KeyRequestStore {
   }
 
   async createKeyRequest(draft: KeyRequestDraft, now = new Date()): Promise<KeyRequest> {
-    const request: KeyRequest = {
-      id: newKeyRequestId(),
-      ...draft,
-      status: 'pending',
-      created_at: now.toISOString(),
-      decided_at: null,
-      key_id: null,
-    };
+    const request = newKeyRequest(draft, now);
     this.#insert.run(request);
     return request;
   }
