@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSqlite } from '../../src/store/sqlite/database.ts';
 import { SqliteSnapshotStore } from '../../src/store/sqlite/snapshot-store.ts';
+import { buildTestApp } from '../http/fixtures.ts';
 import { crashDraft, seqOf } from './fixtures/crash-draft.ts';
 
 const writer = fileURLToPath(new URL('./fixtures/crash-writer.ts', import.meta.url));
@@ -54,7 +55,7 @@ async function until(condition: () => boolean, timeoutMs: number): Promise<void>
 }
 
 describe('kill -9 during snapshot commits', () => {
-  it('never loses an acknowledged snapshot, never leaves a torn one, and keeps the file intact', async () => {
+  it('never loses an acknowledged snapshot, never leaves a torn one, keeps the file intact, and serves the last commit after restart', async () => {
     let previousLatest = 0;
     for (let round = 0; round < 5; round++) {
       const { child, acked, exited } = startWriter();
@@ -94,6 +95,21 @@ describe('kill -9 during snapshot commits', () => {
         }
         expect(rows.at(-1)?.id).toBe(latest.id);
         previousLatest = latest.id;
+
+        // After the restart, the API serves exactly that last committed snapshot.
+        const t = await buildTestApp({ deps: { snapshots: store, collectorStatus: store } });
+        try {
+          const served = await t.app.inject({ url: '/v1/rates', headers: { 'x-api-key': t.key } });
+          expect(served.statusCode).toBe(200);
+          expect(served.json()).toMatchObject({
+            updated_at: latest.updated_at,
+            usdt_irt: latest.usdt_irt,
+            count: latest.rates.length,
+            rates: latest.rates,
+          });
+        } finally {
+          await t.app.close();
+        }
       } finally {
         db.close();
       }
