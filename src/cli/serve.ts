@@ -4,7 +4,7 @@ import { type Pipeline, type PipelineTuning, startPipeline } from '../collector/
 import { type Config, loadConfig } from '../config.ts';
 import { buildApp, type NerkhApp } from '../http/app.ts';
 import { exitOnSignals, listen } from '../http/server.ts';
-import { createLogger, type Logger } from '../logger.ts';
+import { bufferedStdout, createLogger, type Logger } from '../logger.ts';
 import { type OpenedStore, openStore, sqliteFileOf } from '../store/open-store.ts';
 
 export const roles = ['all', 'api', 'collector'] as const;
@@ -99,9 +99,11 @@ is an environment variable; see README.md "Configuration".`,
     )
     .action(async (options: { role: Role }) => {
       const config = loadConfig();
-      const logger = createLogger(config.LOG_LEVEL);
+      const logger = createLogger(config.LOG_LEVEL, bufferedStdout());
       const service = await startService({ config, logger, role: options.role });
       logger.info({ role: options.role, url: service.url, public_url: config.publicUrl }, 'nerkh is running');
+      // Startup lines at once, not when the access log fills the first batch.
+      logger.flush();
       exitOnSignals(service.stop, { logger });
     });
 }

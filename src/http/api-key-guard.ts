@@ -1,8 +1,8 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { KeyAuthenticator } from '../keys/authenticator.ts';
-import type { RateLimiter } from '../limiter/types.ts';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from 'fastify';
+import type { AuthenticatedKey, KeyAuthenticator } from '../keys/authenticator.ts';
+import type { MaybePromise, RateLimitDecision, RateLimiter } from '../limiter/types.ts';
 import { queryCarriesKey } from './access-log.ts';
-import { problem } from './errors.ts';
+import { type ProblemError, problem } from './errors.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -27,62 +27,135 @@ export interface ApiKeyGuardOptions {
 /** The one limit policy, named as draft-ietf-httpapi-ratelimit-headers names policies. */
 export const ratePolicyName = 'default';
 
+type Done = HookHandlerDoneFunction;
+
+function isPromise<T>(value: MaybePromise<T>): value is Promise<T> {
+  return value instanceof Promise;
+}
+
+/** Continues with `next` once `value` settles; a rejection or a throw in `next` goes to `done`. */
+function resume<T>(value: Promise<T>, done: Done, next: (settled: T) => void): void {
+  value.then((settled) => {
+    try {
+      next(settled);
+    } catch (error) {
+      done(error as Error);
+    }
+  }, done);
+}
+
+function missingKey(url: string): ProblemError {
+  const query = url.indexOf('?');
+  const inQuery = query !== -1 && queryCarriesKey(url.slice(query + 1));
+  // RFC 9110 §15.5.2: a 401 carries WWW-Authenticate naming how to authenticate.
+  return problem(
+    'missing-api-key',
+    inQuery
+      ? 'API keys are not accepted in the query string, because servers and proxies log query strings. Send the key in the X-API-Key header. Treat the key you sent as exposed: ask for it to be revoked and replaced.'
+      : 'Send your API key in the X-API-Key header.',
+    {},
+    { 'WWW-Authenticate': 'ApiKey realm="nerkh", header="X-API-Key"' },
+  );
+}
+
 /**
  * `onRequest` hook of every authenticated route, in the order design §2 fixes: key check, then
- * rate limit; validation runs after it. Errors are thrown as problems for the one error handler.
+ * rate limit; validation runs after it. Errors go to the one error handler as problems.
+ *
+ * It is a callback hook whose steps continue synchronously when their answer is at hand: the
+ * in-process limiter and a cached key answer at once, so an authenticated request normally waits
+ * on no promise; a store read or a shared (Redis) limiter continues the same steps asynchronously.
  */
-export function apiKeyGuard(options: ApiKeyGuardOptions) {
+export function apiKeyGuard(options: ApiKeyGuardOptions): onRequestHookHandler {
   const { authenticator, limiter, failureLimiter, defaultLimit, windowSeconds, failureLimit, clock } =
     options;
-
-  return async function guardApiKey(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const presented = request.headers['x-api-key'];
-    if (presented === undefined || presented === '') {
-      const query = request.url.indexOf('?');
-      const inQuery = query !== -1 && queryCarriesKey(request.url.slice(query + 1));
-      // RFC 9110 §15.5.2: a 401 carries WWW-Authenticate naming how to authenticate.
-      throw problem(
-        'missing-api-key',
-        inQuery
-          ? 'API keys are not accepted in the query string, because servers and proxies log query strings. Send the key in the X-API-Key header. Treat the key you sent as exposed: ask for it to be revoked and replaced.'
-          : 'Send your API key in the X-API-Key header.',
-        {},
-        { 'WWW-Authenticate': 'ApiKey realm="nerkh", header="X-API-Key"' },
-      );
+  // `RateLimit-Policy` is the same for every request under one limit: built once per limit.
+  const policies = new Map<number, string>();
+  const policyHeader = (limit: number): string => {
+    let value = policies.get(limit);
+    if (value === undefined) {
+      value = `"${ratePolicyName}";q=${limit};w=${windowSeconds}`;
+      if (policies.size < 1000) policies.set(limit, value);
     }
+    return value;
+  };
 
-    const now = clock();
-    const paused = await failureLimiter.peek(request.ip, failureLimit, now);
+  function checkPause(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    done: Done,
+    now: number,
+    paused: RateLimitDecision,
+  ) {
     if (!paused.allowed) {
-      throw problem(
-        'too-many-failed-keys',
-        `Too many invalid API keys from this address; key checks resume in ${paused.retryAfterSeconds} s.`,
-        {},
-        { 'Retry-After': String(paused.retryAfterSeconds) },
+      done(
+        problem(
+          'too-many-failed-keys',
+          `Too many invalid API keys from this address; key checks resume in ${paused.retryAfterSeconds} s.`,
+          {},
+          { 'Retry-After': String(paused.retryAfterSeconds) },
+        ),
       );
+      return;
     }
     // Node joins repeated unknown headers with ", " (typed string[] only for some headers); either
     // way more than one key is not a valid key.
-    const key = await authenticator.authenticate(Array.isArray(presented) ? presented.join(', ') : presented);
+    const presented = request.headers['x-api-key'] as string | string[];
+    const key = authenticator.authenticate(Array.isArray(presented) ? presented.join(', ') : presented);
+    if (isPromise(key)) resume(key, done, (found) => checkLimit(request, reply, done, now, found));
+    else checkLimit(request, reply, done, now, key);
+  }
+
+  function checkLimit(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    done: Done,
+    now: number,
+    key: AuthenticatedKey | null,
+  ) {
     if (key === null) {
-      await failureLimiter.take(request.ip, failureLimit, now);
-      throw problem('invalid-api-key', 'The API key is not valid.');
+      const counted = failureLimiter.take(request.ip, failureLimit, now);
+      const refuse = () => done(problem('invalid-api-key', 'The API key is not valid.'));
+      if (isPromise(counted)) resume(counted, done, refuse);
+      else refuse();
+      return;
     }
     request.apiKeyId = key.id;
-
     const limit = key.rateLimit ?? defaultLimit;
-    const decision = await limiter.take(key.id, limit, now);
+    const decision = limiter.take(key.id, limit, now);
+    if (isPromise(decision)) resume(decision, done, (taken) => answer(reply, done, limit, taken));
+    else answer(reply, done, limit, decision);
+  }
+
+  function answer(reply: FastifyReply, done: Done, limit: number, decision: RateLimitDecision) {
     // draft-ietf-httpapi-ratelimit-headers: the policy (quota q per window w seconds) and the
     // current state (r requests remaining, t seconds until the next slot frees).
-    reply.header('RateLimit-Policy', `"${ratePolicyName}";q=${limit};w=${windowSeconds}`);
-    reply.header('RateLimit', `"${ratePolicyName}";r=${decision.remaining};t=${decision.resetSeconds}`);
-    if (!decision.allowed) {
-      throw problem(
+    reply.header('ratelimit-policy', policyHeader(limit));
+    reply.header('ratelimit', `"${ratePolicyName}";r=${decision.remaining};t=${decision.resetSeconds}`);
+    if (decision.allowed) {
+      done();
+      return;
+    }
+    done(
+      problem(
         'rate-limited',
         `This key may make ${limit} requests in any ${windowSeconds} s; the next one is admitted in ${decision.retryAfterSeconds} s.`,
         { 'violated-policies': [ratePolicyName] },
         { 'Retry-After': String(decision.retryAfterSeconds) },
-      );
+      ),
+    );
+  }
+
+  return function guardApiKey(request, reply, done) {
+    const presented = request.headers['x-api-key'];
+    if (presented === undefined || presented === '') {
+      done(missingKey(request.url));
+      return;
     }
+    const now = clock();
+    const paused = failureLimiter.peek(request.ip, failureLimit, now);
+    if (isPromise(paused))
+      resume(paused, done, (decision) => checkPause(request, reply, done, now, decision));
+    else checkPause(request, reply, done, now, paused);
   };
 }

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
@@ -24,6 +23,7 @@ import {
 } from './problems.ts';
 import { healthRoutes } from './routes/health.ts';
 import { ratesRoutes } from './routes/rates.ts';
+import { installSecurityHeaders } from './security-headers.ts';
 import { sitePlugin } from './site/plugin.ts';
 import { SnapshotCache } from './snapshot-cache.ts';
 
@@ -208,7 +208,7 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
   // Security headers (helmet defaults) with a CSP for a site that loads nothing from elsewhere and
   // runs no inline code. upgrade-insecure-requests is left to the TLS terminator's configuration:
   // on a plain-HTTP local run it would break every same-origin asset.
-  await app.register(helmet, {
+  installSecurityHeaders(app, {
     contentSecurityPolicy: {
       useDefaults: false,
       directives: {

@@ -1,14 +1,27 @@
-import { brotliCompressSync, gzipSync, constants as zlibConstants } from 'node:zlib';
+import { promisify } from 'node:util';
+import {
+  brotliCompress,
+  brotliCompressSync,
+  gzipSync,
+  constants as zlibConstants,
+  gzip as zlibGzip,
+} from 'node:zlib';
 import type { RateRow, Snapshot } from '../domain/rates.ts';
 import type { Logger } from '../logger.ts';
 import type { SnapshotStore } from '../store/types.ts';
 import type { ContentCoding } from './content-coding.ts';
 
-/** One response body in every coding it is served in, each with its own strong ETag (RFC 9110 §8.8.3). */
-export interface EncodedBody {
-  bodies: Readonly<Record<ContentCoding, Buffer>>;
-  etags: Readonly<Record<ContentCoding, string>>;
+const gzip = promisify(zlibGzip);
+const brotli = promisify(brotliCompress);
+
+/** One representation of a response body (RFC 9110 §3.2): its bytes and its strong ETag (§8.8.3). */
+export interface Representation {
+  readonly body: Buffer;
+  readonly etag: string;
 }
+
+/** One response body in every coding it is served in. */
+export type EncodedBody = Readonly<Record<ContentCoding, Representation>>;
 
 export interface RatesLabels {
   source: string;
@@ -16,10 +29,54 @@ export interface RatesLabels {
   refreshSeconds: number;
 }
 
+function ratesJson(snapshot: Snapshot, labels: RatesLabels, rates: readonly RateRow[]): Buffer {
+  // Field order of spec §2.1; rows are already in the §2.2 shape.
+  return Buffer.from(
+    JSON.stringify({
+      source: labels.source,
+      side: 'sell',
+      usdt_irt: snapshot.usdt_irt,
+      updated_at: snapshot.updated_at,
+      disclaimer: labels.disclaimer,
+      count: rates.length,
+      rates,
+    }),
+  );
+}
+
+// Highest settings: each body is compressed once per snapshot and sent many times.
+const gzipOptions = { level: 9 };
+const brotliOptions = (json: Buffer) => ({
+  params: {
+    [zlibConstants.BROTLI_PARAM_QUALITY]: zlibConstants.BROTLI_MAX_QUALITY,
+    [zlibConstants.BROTLI_PARAM_MODE]: zlibConstants.BROTLI_MODE_TEXT,
+    [zlibConstants.BROTLI_PARAM_SIZE_HINT]: json.length,
+  },
+});
+
+function encoded(json: Buffer, gzipped: Buffer, brotlied: Buffer, tag: string): EncodedBody {
+  return {
+    identity: { body: json, etag: `"${tag}"` },
+    gzip: { body: gzipped, etag: `"${tag}-gzip"` },
+    br: { body: brotlied, etag: `"${tag}-br"` },
+  };
+}
+
+/** Compresses on the libuv thread pool, so the event loop keeps answering meanwhile. */
+async function encodeAsync(json: Buffer, tag: string): Promise<EncodedBody> {
+  const [gzipped, brotlied] = await Promise.all([gzip(json, gzipOptions), brotli(json, brotliOptions(json))]);
+  return encoded(json, gzipped, brotlied, tag);
+}
+
+function encodeNow(json: Buffer, tag: string): EncodedBody {
+  return encoded(json, gzipSync(json, gzipOptions), brotliCompressSync(json, brotliOptions(json)), tag);
+}
+
 /**
- * What the rates endpoint serves from one committed snapshot. The full list is serialized and
- * compressed once when the snapshot arrives; single-symbol bodies on first request, then kept
- * until the next snapshot. Requests therefore never serialize or compress anything.
+ * What the rates endpoint serves from one committed snapshot: every body (the full list and each
+ * symbol) serialized and compressed in every coding once, so requests never serialize or compress
+ * anything. The full list is ready before the view is served; the single-symbol bodies are
+ * prepared right after in the background, and one asked for before its turn is made on the spot.
  */
 export class SnapshotView {
   readonly snapshot: Snapshot;
@@ -34,57 +91,72 @@ export class SnapshotView {
   readonly #labels: RatesLabels;
   readonly #tagBase: string;
   readonly #bySymbol = new Map<string, EncodedBody>();
+  #maxAge = -1;
+  #cacheControl = '';
+  #superseded = false;
 
-  constructor(snapshot: Snapshot, labels: RatesLabels) {
+  private constructor(snapshot: Snapshot, labels: RatesLabels, tagBase: string, all: EncodedBody) {
     this.snapshot = snapshot;
     this.#labels = labels;
+    this.#tagBase = tagBase;
+    this.all = all;
     this.updatedAtMs = Date.parse(snapshot.updated_at);
     this.lastModified = new Date(this.updatedAtMs).toUTCString();
     this.nextRefreshMs = this.updatedAtMs + labels.refreshSeconds * 1000;
     this.rowsBySymbol = new Map(snapshot.rates.map((row) => [row.symbol.toUpperCase(), row]));
+  }
+
+  /** Builds the view with the full list encoded (off the event loop). */
+  static async build(snapshot: Snapshot, labels: RatesLabels): Promise<SnapshotView> {
     // The id alone could repeat after a data directory is replaced; the commit time makes reuse harmless.
-    this.#tagBase = `${snapshot.id}-${this.updatedAtMs.toString(36)}`;
-    this.all = this.#encode(snapshot.rates, this.#tagBase);
+    const tagBase = `${snapshot.id}-${Date.parse(snapshot.updated_at).toString(36)}`;
+    const all = await encodeAsync(ratesJson(snapshot, labels, snapshot.rates), tagBase);
+    return new SnapshotView(snapshot, labels, tagBase, all);
   }
 
   /** Body for one listed symbol (upper case), or null when the symbol is not listed. */
   forSymbol(symbol: string): EncodedBody | null {
-    const cached = this.#bySymbol.get(symbol);
-    if (cached) return cached;
+    const ready = this.#bySymbol.get(symbol);
+    if (ready !== undefined) return ready;
     const row = this.rowsBySymbol.get(symbol);
-    if (!row) return null;
-    const encoded = this.#encode([row], `${this.#tagBase}-${symbol}`);
-    this.#bySymbol.set(symbol, encoded);
-    return encoded;
+    if (row === undefined) return null;
+    const made = encodeNow(this.#symbolJson(row), this.#symbolTag(symbol));
+    this.#bySymbol.set(symbol, made);
+    return made;
   }
 
-  #encode(rates: readonly RateRow[], tag: string): EncodedBody {
-    // Field order of spec §2.1; rows are already in the §2.2 shape.
-    const json = Buffer.from(
-      JSON.stringify({
-        source: this.#labels.source,
-        side: 'sell',
-        usdt_irt: this.snapshot.usdt_irt,
-        updated_at: this.snapshot.updated_at,
-        disclaimer: this.#labels.disclaimer,
-        count: rates.length,
-        rates,
-      }),
-    );
-    return {
-      bodies: {
-        identity: json,
-        gzip: gzipSync(json, { level: 9 }),
-        br: brotliCompressSync(json, {
-          params: {
-            [zlibConstants.BROTLI_PARAM_QUALITY]: zlibConstants.BROTLI_MAX_QUALITY,
-            [zlibConstants.BROTLI_PARAM_MODE]: zlibConstants.BROTLI_MODE_TEXT,
-            [zlibConstants.BROTLI_PARAM_SIZE_HINT]: json.length,
-          },
-        }),
-      },
-      etags: { identity: `"${tag}"`, gzip: `"${tag}-gzip"`, br: `"${tag}-br"` },
-    };
+  /** Encodes every symbol's body off the event loop, one at a time, until done or superseded. */
+  async prepareSymbols(): Promise<void> {
+    for (const [symbol, row] of this.rowsBySymbol) {
+      if (this.#superseded) return;
+      if (this.#bySymbol.has(symbol)) continue;
+      const made = await encodeAsync(this.#symbolJson(row), this.#symbolTag(symbol));
+      // A request may have made it meanwhile; keep the first, so its ETag never changes.
+      if (!this.#bySymbol.has(symbol)) this.#bySymbol.set(symbol, made);
+    }
+  }
+
+  /** Stops background preparation: a newer snapshot is being served. */
+  supersede(): void {
+    this.#superseded = true;
+  }
+
+  /** `Cache-Control` at `nowMs`: private, until the next refresh; one string per second, not per request. */
+  cacheControl(nowMs: number): string {
+    const maxAge = Math.max(0, Math.ceil((this.nextRefreshMs - nowMs) / 1000));
+    if (maxAge !== this.#maxAge) {
+      this.#maxAge = maxAge;
+      this.#cacheControl = `private, max-age=${maxAge}`;
+    }
+    return this.#cacheControl;
+  }
+
+  #symbolJson(row: RateRow): Buffer {
+    return ratesJson(this.snapshot, this.#labels, [row]);
+  }
+
+  #symbolTag(symbol: string): string {
+    return `${this.#tagBase}-${symbol}`;
   }
 }
 
@@ -109,6 +181,7 @@ export class SnapshotCache {
   #view: SnapshotView | null = null;
   #timer: NodeJS.Timeout | undefined;
   #refreshing: Promise<void> | null = null;
+  #closed = false;
 
   constructor(options: SnapshotCacheOptions) {
     this.#store = options.store;
@@ -124,7 +197,9 @@ export class SnapshotCache {
   }
 
   close(): void {
+    this.#closed = true;
     clearInterval(this.#timer);
+    this.#view?.supersede();
   }
 
   /** The latest snapshot's view, or null before the first commit. */
@@ -145,8 +220,14 @@ export class SnapshotCache {
       const id = await this.#store.latestSnapshotId();
       if (id === 0 || id === this.#view?.snapshot.id) return;
       const snapshot = await this.#store.latestSnapshot();
-      if (snapshot === null) return;
-      this.#view = new SnapshotView(snapshot, this.#labels);
+      if (snapshot === null || this.#closed) return;
+      const view = await SnapshotView.build(snapshot, this.#labels);
+      if (this.#closed) return;
+      this.#view?.supersede();
+      this.#view = view;
+      void view.prepareSymbols().catch((error: unknown) => {
+        this.#logger.error({ err: error }, 'preparing single-symbol bodies failed; they are made on request');
+      });
       this.#logger.debug({ snapshot_id: snapshot.id, count: snapshot.rates.length }, 'serving new snapshot');
     } catch (error) {
       this.#logger.error({ err: error }, 'polling the snapshot store failed; serving the last snapshot');

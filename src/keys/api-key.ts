@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
 /**
@@ -15,6 +15,8 @@ const bodyLength = 22;
 const checksumLength = 6;
 export const apiKeyPrefix = 'nerkh_';
 const keyPattern = /^nerkh_([0-9A-Za-z]{22})_([0-9A-Za-z]{6})$/;
+/** Every key has this many characters: anything else is refused before it is even hashed. */
+export const apiKeyLength = apiKeyPrefix.length + bodyLength + 1 + checksumLength;
 /** Characters of the key shown in listings: the prefix and 6 of the body (36 bits, not enough to guess with). */
 const displayLength = apiKeyPrefix.length + 6;
 
@@ -54,9 +56,9 @@ export function isWellFormedApiKey(key: string): boolean {
   return match !== null && checksumOf(match[1] as string) === match[2];
 }
 
-/** What the store keeps instead of the key: lowercase hex SHA-256. */
+/** What the store keeps instead of the key: lowercase hex SHA-256 (one-shot, no Hash object per call). */
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 export function displayPrefix(key: string): string {

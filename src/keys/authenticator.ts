@@ -1,11 +1,19 @@
+import type { MaybePromise } from '../limiter/types.ts';
 import type { Logger } from '../logger.ts';
 import type { ApiKeyRecord, ApiKeyStore } from '../store/types.ts';
-import { hashApiKey, isWellFormedApiKey } from './api-key.ts';
+import { apiKeyLength, hashApiKey, isWellFormedApiKey } from './api-key.ts';
 
 export interface AuthenticatedKey {
-  id: string;
+  readonly id: string;
   /** Per-key limit override, or null for the configured default. */
-  rateLimit: number | null;
+  readonly rateLimit: number | null;
+}
+
+/** What the cache keeps of a valid key: its identity and when it stops being valid. */
+interface ValidKey {
+  key: AuthenticatedKey;
+  /** Epoch ms, or null for a key that lasts until revoked. */
+  expiresAtMs: number | null;
 }
 
 export interface KeyAuthenticatorOptions {
@@ -16,14 +24,17 @@ export interface KeyAuthenticatorOptions {
   pollMs?: number;
   /** How often batched last-use times are written. */
   flushMs?: number;
-  /** Bound on cached lookups (valid and invalid keys together). */
-  cacheSize?: number;
+  /** Bound on cached valid keys; set it above the number of keys in use, so none is ever evicted. */
+  validCacheSize?: number;
+  /** Bound on cached unknown keys: they come from clients, so they get their own, smaller room. */
+  invalidCacheSize?: number;
 }
 
 /**
- * Checks presented keys against the store with a bounded cache of positive and negative answers,
- * so a steady client costs one hash and one map lookup per request, and a scanner repeating a bad
- * key costs no store reads. Every process polls `apiKeysVersion()` (~1/s by default) and drops its
+ * Checks presented keys against the store with bounded caches of positive and negative answers,
+ * so a steady client costs one hash and one map lookup per request (answered synchronously), and a
+ * scanner repeating a bad key costs no store reads. The two caches are separate so a client
+ * sending endless made-up keys can only evict other made-up keys, never the valid ones. Every process polls `apiKeysVersion()` (~1/s by default) and drops its
  * cache when any process issued or revoked a key, which is how a revocation made by the CLI reaches
  * every running instance within seconds (design §10 promises 5).
  * Last use is recorded in memory and written in one batch per `flushMs` and at close, so serving a
@@ -35,9 +46,12 @@ export class KeyAuthenticator {
   readonly #clock: () => number;
   readonly #pollMs: number;
   readonly #flushMs: number;
-  readonly #cacheSize: number;
-  /** hash → record, or null for "no such key". */
-  readonly #cache = new Map<string, ApiKeyRecord | null>();
+  readonly #validCacheSize: number;
+  readonly #invalidCacheSize: number;
+  /** SHA-256 hex → a valid key (insertion order is eviction order). */
+  readonly #valid = new Map<string, ValidKey>();
+  /** SHA-256 hex of well-formed keys the store does not hold (or holds revoked). */
+  readonly #invalid = new Set<string>();
   /** key id → epoch ms of the last authenticated request not yet written. */
   #pendingUse = new Map<string, number>();
   /** Bumped on every cache drop, so a lookup that raced a drop does not cache a stale answer. */
@@ -52,7 +66,8 @@ export class KeyAuthenticator {
     this.#clock = options.clock ?? Date.now;
     this.#pollMs = options.pollMs ?? 1000;
     this.#flushMs = options.flushMs ?? 30_000;
-    this.#cacheSize = options.cacheSize ?? 10_000;
+    this.#validCacheSize = options.validCacheSize ?? 100_000;
+    this.#invalidCacheSize = options.invalidCacheSize ?? 10_000;
   }
 
   /** Reads the current version and starts polling and flushing. */
@@ -71,21 +86,36 @@ export class KeyAuthenticator {
     await this.flushLastUse();
   }
 
-  /** The key's identity when it is well formed, issued, not revoked and not expired; else null. */
-  async authenticate(presented: string): Promise<AuthenticatedKey | null> {
-    if (!isWellFormedApiKey(presented)) return null;
+  /**
+   * The key's identity when it is well formed, issued, not revoked and not expired; else null.
+   * Answered synchronously from the caches; only a key not seen since the last cache drop waits
+   * for the store.
+   */
+  authenticate(presented: string): MaybePromise<AuthenticatedKey | null> {
+    if (presented.length !== apiKeyLength) return null;
     const hash = hashApiKey(presented);
-    let record = this.#cache.get(hash);
-    if (record === undefined) {
-      const generation = this.#generation;
-      record = await this.#store.findApiKeyByHash(hash);
-      if (generation === this.#generation) this.#remember(hash, record);
-    }
-    if (record === null || record.revoked_at !== null) return null;
+    const valid = this.#valid.get(hash);
+    if (valid !== undefined) return this.#admit(valid);
+    if (this.#invalid.has(hash)) return null;
+    // The checksum refuses mistyped or invented keys without a store read (and without caching them).
+    if (!isWellFormedApiKey(presented)) return null;
+    return this.#lookUp(hash);
+  }
+
+  async #lookUp(hash: string): Promise<AuthenticatedKey | null> {
+    const generation = this.#generation;
+    const record = await this.#store.findApiKeyByHash(hash);
+    const valid = validKeyOf(record);
+    // A drop that raced this read may have been the revocation of this very key: answer, don't cache.
+    if (generation === this.#generation) this.#remember(hash, valid);
+    return valid === null ? null : this.#admit(valid);
+  }
+
+  #admit(valid: ValidKey): AuthenticatedKey | null {
     const now = this.#clock();
-    if (record.expires_at !== null && Date.parse(record.expires_at) <= now) return null;
-    this.#pendingUse.set(record.id, now);
-    return { id: record.id, rateLimit: record.rate_limit };
+    if (valid.expiresAtMs !== null && valid.expiresAtMs <= now) return null;
+    this.#pendingUse.set(valid.key.id, now);
+    return valid.key;
   }
 
   /** Drops the cache if another process (or this one) changed the keys since the last poll. */
@@ -94,7 +124,8 @@ export class KeyAuthenticator {
       const version = await this.#store.apiKeysVersion();
       if (version !== this.#version) {
         this.#version = version;
-        this.#cache.clear();
+        this.#valid.clear();
+        this.#invalid.clear();
         this.#generation++;
       }
     } catch (error) {
@@ -115,11 +146,23 @@ export class KeyAuthenticator {
     }
   }
 
-  #remember(hash: string, record: ApiKeyRecord | null): void {
-    if (this.#cache.size >= this.#cacheSize) {
-      const oldest = this.#cache.keys().next();
-      if (!oldest.done) this.#cache.delete(oldest.value);
+  #remember(hash: string, valid: ValidKey | null): void {
+    if (valid === null) {
+      if (this.#invalid.size >= this.#invalidCacheSize)
+        this.#invalid.delete(this.#invalid.values().next().value as string);
+      this.#invalid.add(hash);
+    } else {
+      if (this.#valid.size >= this.#validCacheSize)
+        this.#valid.delete(this.#valid.keys().next().value as string);
+      this.#valid.set(hash, valid);
     }
-    this.#cache.set(hash, record);
   }
+}
+
+function validKeyOf(record: ApiKeyRecord | null): ValidKey | null {
+  if (record === null || record.revoked_at !== null) return null;
+  return {
+    key: { id: record.id, rateLimit: record.rate_limit },
+    expiresAtMs: record.expires_at === null ? null : Date.parse(record.expires_at),
+  };
 }

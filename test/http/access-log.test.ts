@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { loggableUrl, queryCarriesKey } from '../../src/http/access-log.ts';
 import { buildTestApp, LogCapture } from './fixtures.ts';
@@ -48,5 +49,40 @@ describe('access log', () => {
     expect(queryCarriesKey('keys=x&monkey=y&symbol=key')).toBe(false);
     expect(loggableUrl('/v1/rates?symbol=BTC')).toBe('/v1/rates?symbol=BTC');
     expect(loggableUrl('/v1/rates')).toBe('/v1/rates');
+  });
+
+  it('property: the quick pre-check never clears a query that names a key parameter', () => {
+    // Reference: the full parse, for every query, with no shortcut.
+    const reference = (query: string) =>
+      [...new URLSearchParams(query).keys()].some((name) =>
+        ['key', 'api_key', 'apikey'].includes(name.toLowerCase()),
+      );
+    const piece = fc.constantFrom(
+      'k',
+      'K',
+      'e',
+      'E',
+      'y',
+      'Y',
+      'api',
+      'API',
+      '_',
+      '%',
+      '6',
+      'b',
+      '4',
+      '5',
+      '9',
+    );
+    const name = fc.array(piece, { maxLength: 8 }).map((parts) => parts.join(''));
+    const query = fc
+      .array(fc.tuple(name, fc.constantFrom('', '=x', '=key')), { maxLength: 4 })
+      .map((pairs) => pairs.map(([n, v]) => `${n}${v}`).join('&'));
+    fc.assert(
+      fc.property(query, (raw) => {
+        expect(queryCarriesKey(raw)).toBe(reference(raw));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -83,4 +83,61 @@ describe('KeyAuthenticator', () => {
     await auth.close();
     expect((await store.getApiKey(record.id))?.last_used_at).toBe('2025-01-01T00:00:05.000Z');
   });
+
+  it('answers a key it has seen synchronously, with no promise to wait on', async () => {
+    const store = new MemoryApiKeyStore();
+    const { key, record } = await issueApiKey(store, { org: 'A', purpose: 'p' });
+    const auth = authenticatorFor(store);
+    await auth.start();
+    expect(await auth.authenticate(key)).toEqual({ id: record.id, rateLimit: null });
+    const again = auth.authenticate(key);
+    expect(again).not.toBeInstanceOf(Promise);
+    expect(again).toEqual({ id: record.id, rateLimit: null });
+    await auth.close();
+  });
+
+  it('keeps valid keys cached while a client floods it with unknown ones', async () => {
+    const store = new CountingStore();
+    const issued = [];
+    for (let i = 0; i < 3; i++) issued.push((await issueApiKey(store, { org: 'A', purpose: 'p' })).key);
+    const auth = new KeyAuthenticator({
+      store,
+      logger: createLogger('silent'),
+      pollMs: 60_000,
+      flushMs: 60_000,
+      validCacheSize: 3,
+      invalidCacheSize: 2,
+    });
+    await auth.start();
+    for (const key of issued) expect(await auth.authenticate(key)).not.toBeNull();
+    const elsewhere = new MemoryApiKeyStore();
+    for (let i = 0; i < 20; i++) {
+      expect(
+        await auth.authenticate((await issueApiKey(elsewhere, { org: 'X', purpose: 'p' })).key),
+      ).toBeNull();
+    }
+    const lookupsAfterFlood = store.lookups;
+    for (const key of issued) expect(await auth.authenticate(key)).not.toBeNull();
+    expect(store.lookups).toBe(lookupsAfterFlood);
+    await auth.close();
+  });
+
+  it('evicts the oldest valid key beyond its bound and reads it again when it returns', async () => {
+    const store = new CountingStore();
+    const issued = [];
+    for (let i = 0; i < 3; i++) issued.push((await issueApiKey(store, { org: 'A', purpose: 'p' })).key);
+    const auth = new KeyAuthenticator({
+      store,
+      logger: createLogger('silent'),
+      pollMs: 60_000,
+      flushMs: 60_000,
+      validCacheSize: 2,
+    });
+    await auth.start();
+    for (const key of issued) await auth.authenticate(key);
+    expect(store.lookups).toBe(3);
+    expect(await auth.authenticate(issued[0] as string)).not.toBeNull();
+    expect(store.lookups).toBe(4);
+    await auth.close();
+  });
 });

@@ -21,16 +21,10 @@ const rateLimitHeaders = {
   }),
 };
 
-/**
- * Sends bytes that are already the JSON of RatesResponseSchema (built in SnapshotView); Fastify
- * passes a Buffer through without serializing, which is the point of precomputing it.
- */
-function sendPrecomputed(reply: FastifyReply, body: Buffer): FastifyReply {
-  return reply.send(body);
-}
-
 /** Weak comparison of If-None-Match against the selected representation (RFC 9110 §13.1.2). */
 function etagMatches(ifNoneMatch: string, etag: string): boolean {
+  // The common case, a client sending back the one tag it was given, needs no parsing.
+  if (ifNoneMatch === etag) return true;
   if (ifNoneMatch.trim() === '*') return true;
   for (const candidate of ifNoneMatch.split(',')) {
     const tag = candidate.trim();
@@ -133,7 +127,8 @@ export const ratesRoutes: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
     },
-    async (request, reply) => {
+    // Synchronous: everything it needs is in memory, so it neither awaits nor allocates a promise.
+    (request, reply) => {
       if (request.validationError) {
         throw request.validationError.validationContext === 'querystring'
           ? problem(
@@ -163,17 +158,22 @@ export const ratesRoutes: FastifyPluginAsyncTypebox = async (app) => {
         }
       }
       const coding = negotiateContentCoding(request.headers['accept-encoding']);
-      const etag = body.etags[coding];
-      const maxAge = Math.max(0, Math.ceil((view.nextRefreshMs - clock()) / 1000));
-      reply
-        .header('Vary', 'Accept-Encoding')
-        .header('ETag', etag)
-        .header('Last-Modified', view.lastModified)
-        .header('Cache-Control', `private, max-age=${maxAge}`);
-      // No payload at all: `null` would be serialized to "null" and announced as Content-Length: 4.
-      if (notModified(request.headers, etag, view)) return reply.code(304).send();
-      if (coding !== 'identity') reply.header('Content-Encoding', coding);
-      return sendPrecomputed(reply.type('application/json'), body.bodies[coding]);
+      const representation = body[coding];
+      // Typed by the response schemas, send() would want objects to serialize; these are the bytes
+      // of RatesResponseSchema already (Fastify sends a Buffer as it is), or no payload at all.
+      const bytes: FastifyReply = reply;
+      bytes
+        .header('vary', 'Accept-Encoding')
+        .header('etag', representation.etag)
+        .header('last-modified', view.lastModified)
+        .header('cache-control', view.cacheControl(clock()));
+      if (notModified(request.headers, representation.etag, view)) {
+        // No payload at all: `null` would be serialized to "null" and announced as Content-Length: 4.
+        bytes.code(304).send();
+        return;
+      }
+      if (coding !== 'identity') bytes.header('content-encoding', coding);
+      bytes.header('content-type', 'application/json').send(representation.body);
     },
   );
 };
