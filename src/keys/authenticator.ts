@@ -1,7 +1,7 @@
 import type { MaybePromise } from '../limiter/types.ts';
 import type { Logger } from '../logger.ts';
 import type { ApiKeyRecord, ApiKeyStore } from '../store/types.ts';
-import { apiKeyLength, hashApiKey, isWellFormedApiKey } from './api-key.ts';
+import { apiKeyDigest, apiKeyLength, hashOfDigest, isWellFormedApiKey } from './api-key.ts';
 
 export interface AuthenticatedKey {
   readonly id: string;
@@ -9,11 +9,25 @@ export interface AuthenticatedKey {
   readonly rateLimit: number | null;
 }
 
-/** What the cache keeps of a valid key: its identity and when it stops being valid. */
-interface ValidKey {
-  key: AuthenticatedKey;
+/**
+ * What the cache keeps of a valid key, and hands out as its identity: one small object per key,
+ * since a busy service caches every key in use.
+ */
+class ValidKey implements AuthenticatedKey {
   /** Epoch ms, or null for a key that lasts until revoked. */
-  expiresAtMs: number | null;
+  readonly #expiresAtMs: number | null;
+
+  constructor(
+    readonly id: string,
+    readonly rateLimit: number | null,
+    expiresAtMs: number | null,
+  ) {
+    this.#expiresAtMs = expiresAtMs;
+  }
+
+  validAt(nowMs: number): boolean {
+    return this.#expiresAtMs === null || nowMs < this.#expiresAtMs;
+  }
 }
 
 export interface KeyAuthenticatorOptions {
@@ -34,8 +48,9 @@ export interface KeyAuthenticatorOptions {
  * Checks presented keys against the store with bounded caches of positive and negative answers,
  * so a steady client costs one hash and one map lookup per request (answered synchronously), and a
  * scanner repeating a bad key costs no store reads. The two caches are separate so a client
- * sending endless made-up keys can only evict other made-up keys, never the valid ones. Every process polls `apiKeysVersion()` (~1/s by default) and drops its
- * cache when any process issued or revoked a key, which is how a revocation made by the CLI reaches
+ * sending endless made-up keys can only evict other made-up keys, never the valid ones.
+ * Every process polls `apiKeysVersion()` (~1/s by default) and drops its caches when any process
+ * issued or revoked a key, which is how a revocation made by the CLI reaches
  * every running instance within seconds (design §10 promises 5).
  * Last use is recorded in memory and written in one batch per `flushMs` and at close, so serving a
  * request never waits on a store write.
@@ -48,9 +63,9 @@ export class KeyAuthenticator {
   readonly #flushMs: number;
   readonly #validCacheSize: number;
   readonly #invalidCacheSize: number;
-  /** SHA-256 hex → a valid key (insertion order is eviction order). */
+  /** Key digest → a valid key (insertion order is eviction order). */
   readonly #valid = new Map<string, ValidKey>();
-  /** SHA-256 hex of well-formed keys the store does not hold (or holds revoked). */
+  /** Digests of well-formed keys the store does not hold (or holds revoked). */
   readonly #invalid = new Set<string>();
   /** key id → epoch ms of the last authenticated request not yet written. */
   #pendingUse = new Map<string, number>();
@@ -93,29 +108,29 @@ export class KeyAuthenticator {
    */
   authenticate(presented: string): MaybePromise<AuthenticatedKey | null> {
     if (presented.length !== apiKeyLength) return null;
-    const hash = hashApiKey(presented);
-    const valid = this.#valid.get(hash);
+    const digest = apiKeyDigest(presented);
+    const valid = this.#valid.get(digest);
     if (valid !== undefined) return this.#admit(valid);
-    if (this.#invalid.has(hash)) return null;
+    if (this.#invalid.has(digest)) return null;
     // The checksum refuses mistyped or invented keys without a store read (and without caching them).
     if (!isWellFormedApiKey(presented)) return null;
-    return this.#lookUp(hash);
+    return this.#lookUp(digest);
   }
 
-  async #lookUp(hash: string): Promise<AuthenticatedKey | null> {
+  async #lookUp(digest: string): Promise<AuthenticatedKey | null> {
     const generation = this.#generation;
-    const record = await this.#store.findApiKeyByHash(hash);
+    const record = await this.#store.findApiKeyByHash(hashOfDigest(digest));
     const valid = validKeyOf(record);
     // A drop that raced this read may have been the revocation of this very key: answer, don't cache.
-    if (generation === this.#generation) this.#remember(hash, valid);
+    if (generation === this.#generation) this.#remember(digest, valid);
     return valid === null ? null : this.#admit(valid);
   }
 
   #admit(valid: ValidKey): AuthenticatedKey | null {
     const now = this.#clock();
-    if (valid.expiresAtMs !== null && valid.expiresAtMs <= now) return null;
-    this.#pendingUse.set(valid.key.id, now);
-    return valid.key;
+    if (!valid.validAt(now)) return null;
+    this.#pendingUse.set(valid.id, now);
+    return valid;
   }
 
   /** Drops the cache if another process (or this one) changed the keys since the last poll. */
@@ -146,23 +161,24 @@ export class KeyAuthenticator {
     }
   }
 
-  #remember(hash: string, valid: ValidKey | null): void {
+  #remember(digest: string, valid: ValidKey | null): void {
     if (valid === null) {
       if (this.#invalid.size >= this.#invalidCacheSize)
         this.#invalid.delete(this.#invalid.values().next().value as string);
-      this.#invalid.add(hash);
+      this.#invalid.add(digest);
     } else {
       if (this.#valid.size >= this.#validCacheSize)
         this.#valid.delete(this.#valid.keys().next().value as string);
-      this.#valid.set(hash, valid);
+      this.#valid.set(digest, valid);
     }
   }
 }
 
 function validKeyOf(record: ApiKeyRecord | null): ValidKey | null {
   if (record === null || record.revoked_at !== null) return null;
-  return {
-    key: { id: record.id, rateLimit: record.rate_limit },
-    expiresAtMs: record.expires_at === null ? null : Date.parse(record.expires_at),
-  };
+  return new ValidKey(
+    record.id,
+    record.rate_limit,
+    record.expires_at === null ? null : Date.parse(record.expires_at),
+  );
 }

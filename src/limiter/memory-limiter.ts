@@ -3,12 +3,16 @@ import type { RateLimitDecision, RateLimiter } from './types.ts';
 /** Slots a ring starts with; it grows (doubling) only as admissions within one window need. */
 const initialSlots = 4;
 
+/** `count` slots, filled with a double so V8 keeps them as unboxed 8-byte doubles from the start. */
+function slots(count: number): number[] {
+  return new Array<number>(count).fill(0.5);
+}
+
 /**
  * Admission times of one key, oldest first, in a ring. Keeping every admission of the last window
- * is what makes the window exact: a request is admitted only if fewer
- * than `limit` admissions lie inside the window, so no interval of `windowMs` can ever hold
- * `limit + 1` admissions (unlike fixed windows, which admit up to twice the limit across a
- * boundary).
+ * is what makes the window exact: a request is admitted only if fewer than `limit` admissions lie
+ * inside the window, so no interval of `windowMs` can ever hold `limit + 1` admissions (unlike
+ * fixed windows, which admit up to twice the limit across a boundary).
  *
  * The ring's size follows use, not the limit: a key allowed a million requests per window that
  * sends three holds a few slots. Admissions that have left the window are dropped before the ring
@@ -17,35 +21,39 @@ const initialSlots = 4;
  * kept even when the key's limit is lowered, so the count stays exact across an override edit.
  */
 class AdmissionRing {
-  stamps: Float64Array;
+  /**
+   * A plain array of doubles: for the few slots most keys need it takes a third of a typed
+   * array's memory. With 100,000 keys every byte per key counts.
+   */
+  stamps: number[];
   head = 0;
   size = 0;
-  newest = Number.NEGATIVE_INFINITY;
-  /** The key's current limit: an admitted request always finds a slot within it. */
-  limit: number;
 
   constructor(limit: number) {
-    this.limit = limit;
-    this.stamps = new Float64Array(Math.min(limit, initialSlots));
+    this.stamps = slots(Math.min(limit, initialSlots));
   }
 
   at(index: number): number {
     return this.stamps[(this.head + index) % this.stamps.length] as number;
   }
 
+  /** The latest admission; a stored ring always holds it (nothing newer than it ever expires first). */
+  get newest(): number {
+    return this.size === 0 ? Number.NEGATIVE_INFINITY : this.at(this.size - 1);
+  }
+
   /**
-   * Records an admission at `nowMs` (≥ every earlier one) that the caller found room for. Slots of
-   * admissions that left the window are reused before the ring grows.
+   * Records an admission at `nowMs` (≥ every earlier one) that the caller found room for under
+   * `limit`. Slots of admissions that left the window are reused before the ring grows.
    */
-  push(nowMs: number, windowMs: number): void {
+  push(nowMs: number, windowMs: number, limit: number): void {
     if (this.size === this.stamps.length) {
       this.forgetBefore(nowMs - windowMs);
       const capacity = this.stamps.length;
-      if (this.size === capacity) this.#reshape(Math.max(this.size + 1, Math.min(this.limit, capacity * 2)));
+      if (this.size === capacity) this.#reshape(Math.max(this.size + 1, Math.min(limit, capacity * 2)));
     }
     this.stamps[(this.head + this.size) % this.stamps.length] = nowMs;
     this.size++;
-    this.newest = nowMs;
   }
 
   /** Drops admissions at or before `cutoffMs` and gives back slots no longer needed. */
@@ -74,7 +82,7 @@ class AdmissionRing {
 
   /** Moves the admissions, in order, into a ring of `capacity` (≥ size) slots. */
   #reshape(capacity: number): void {
-    const next = new Float64Array(capacity);
+    const next = slots(capacity);
     for (let index = 0; index < this.size; index++) next[index] = this.at(index);
     this.stamps = next;
     this.head = 0;
@@ -134,13 +142,10 @@ export class MemoryRateLimiter implements RateLimiter {
       return { allowed: true, limit, remaining: limit - 1, resetSeconds: 0, retryAfterSeconds: 0 };
     }
     if (ring === undefined) {
+      // Admitted below: fewer than `limit` (≥ 1) admissions of an unknown key are in the window.
+      if (this.#rings.size >= this.#maxKeys) this.#forgetOldestKey();
       ring = new AdmissionRing(limit);
-      if (admit) {
-        if (this.#rings.size >= this.#maxKeys) this.#forgetOldestKey();
-        this.#rings.set(key, ring);
-      }
-    } else {
-      ring.limit = limit;
+      this.#rings.set(key, ring);
     }
     // A clock that steps back must not reopen slots: time never runs backwards for a key.
     const nowMs = Math.max(requestedNowMs, ring.newest);
@@ -148,7 +153,7 @@ export class MemoryRateLimiter implements RateLimiter {
     const first = ring.firstAfter(windowStart);
     const inWindowBefore = ring.size - first;
     const allowed = inWindowBefore < limit;
-    if (allowed && admit) ring.push(nowMs, this.#windowMs);
+    if (allowed && admit) ring.push(nowMs, this.#windowMs, limit);
     const inWindow = inWindowBefore + (allowed && admit ? 1 : 0);
     // The next slot frees when the in-window count drops below the limit: when the oldest
     // admission leaves, or (after the limit was lowered below the count) the one that many later.

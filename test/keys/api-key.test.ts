@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { displayPrefix, generateApiKey, hashApiKey, isWellFormedApiKey } from '../../src/keys/api-key.ts';
+import {
+  apiKeyDigest,
+  displayPrefix,
+  generateApiKey,
+  hashApiKey,
+  hashOfDigest,
+  isWellFormedApiKey,
+} from '../../src/keys/api-key.ts';
 import { issueApiKey } from '../../src/keys/issue-key.ts';
 import { MemoryApiKeyStore } from '../../src/store/memory/key-store.ts';
 
@@ -45,6 +52,9 @@ describe('API key format', () => {
   it('hashes with SHA-256 and shows only a short prefix', () => {
     const key = generateApiKey();
     expect(hashApiKey(key)).toMatch(/^[0-9a-f]{64}$/);
+    // The cache's compact digest is the same SHA-256, convertible to the stored form.
+    expect(apiKeyDigest(key)).toHaveLength(32);
+    expect(hashOfDigest(apiKeyDigest(key))).toBe(hashApiKey(key));
     expect(displayPrefix(key)).toBe(key.slice(0, 12));
   });
 });
