@@ -1,0 +1,1 @@
+export function buildIsCurrent(srcDir: string, distDir: string): boolean;
