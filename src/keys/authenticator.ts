@@ -38,6 +38,8 @@ export interface KeyAuthenticatorOptions {
   pollMs?: number;
   /** How often batched last-use times are written. */
   flushMs?: number;
+  /** Keys per last-use transaction (default 500, ~1.5 ms of store work each). */
+  flushChunk?: number;
   /** Bound on cached valid keys; set it above the number of keys in use, so none is ever evicted. */
   validCacheSize?: number;
   /** Bound on cached unknown keys: they come from clients, so they get their own, smaller room. */
@@ -61,6 +63,7 @@ export class KeyAuthenticator {
   readonly #clock: () => number;
   readonly #pollMs: number;
   readonly #flushMs: number;
+  readonly #flushChunk: number;
   readonly #validCacheSize: number;
   readonly #invalidCacheSize: number;
   /** Key digest → a valid key (insertion order is eviction order). */
@@ -81,6 +84,7 @@ export class KeyAuthenticator {
     this.#clock = options.clock ?? Date.now;
     this.#pollMs = options.pollMs ?? 1000;
     this.#flushMs = options.flushMs ?? 30_000;
+    this.#flushChunk = options.flushChunk ?? 500;
     this.#validCacheSize = options.validCacheSize ?? 100_000;
     this.#invalidCacheSize = options.invalidCacheSize ?? 10_000;
   }
@@ -148,12 +152,28 @@ export class KeyAuthenticator {
     }
   }
 
+  /**
+   * Writes the pending last-use times in transactions of at most `flushChunk` keys, letting
+   * requests run between them: an embedded store writes on the event loop, and one transaction
+   * for every key in use (~30 ms for 10,000 keys here) would stall every request in flight.
+   */
   async flushLastUse(): Promise<void> {
     if (this.#pendingUse.size === 0) return;
     const batch = this.#pendingUse;
     this.#pendingUse = new Map();
-    const lastUsed = new Map<string, string>();
-    for (const [id, ms] of batch) lastUsed.set(id, new Date(ms).toISOString());
+    let chunk = new Map<string, string>();
+    for (const [id, ms] of batch) {
+      chunk.set(id, new Date(ms).toISOString());
+      if (chunk.size === this.#flushChunk) {
+        await this.#recordUse(chunk);
+        chunk = new Map();
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
+    if (chunk.size > 0) await this.#recordUse(chunk);
+  }
+
+  async #recordUse(lastUsed: ReadonlyMap<string, string>): Promise<void> {
     try {
       await this.#store.recordApiKeyUse(lastUsed);
     } catch (error) {

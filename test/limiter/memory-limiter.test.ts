@@ -153,4 +153,17 @@ describe('MemoryRateLimiter (exact rolling window)', () => {
     expect(limiter.take('k', 2, 0)).toMatchObject({ allowed: true, remaining: 1 });
     expect(limiter.peek('k', 2, 0)).toMatchObject({ allowed: true, remaining: 0 });
   });
+
+  it('forgets idle keys a batch per decision, so no single request waits on a sweep of every key', () => {
+    const limiter = new MemoryRateLimiter({ windowMs: 60_000 });
+    for (let key = 0; key < 2500; key++) limiter.decide(`idle-${key}`, 60, 1000, true);
+    expect(limiter.trackedKeys).toBe(2500);
+    // A window later the sweep starts: each decision forgets at most a batch (1,000) of idle keys.
+    limiter.decide('busy', 60, 70_000, true);
+    expect(limiter.trackedKeys).toBeGreaterThanOrEqual(1500);
+    limiter.decide('busy', 60, 70_001, true);
+    limiter.decide('busy', 60, 70_002, true);
+    limiter.decide('busy', 60, 70_003, true);
+    expect(limiter.trackedKeys).toBe(1);
+  });
 });
