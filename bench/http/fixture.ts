@@ -1,0 +1,95 @@
+import { writeFileSync } from 'node:fs';
+import { loadCatalog } from '../../src/collector/catalog-file.ts';
+import { Collector } from '../../src/collector/collector.ts';
+import type { Config } from '../../src/config.ts';
+import { type Catalog, parseCatalog } from '../../src/domain/catalog.ts';
+import { createPairMarket, seededRandom } from '../../src/feeds/simulator/market.ts';
+import { issueApiKey } from '../../src/keys/issue-key.ts';
+import { createLogger } from '../../src/logger.ts';
+import type { OpenedStore } from '../../src/store/open-store.ts';
+
+/**
+ * The data a bench server serves, written the way production writes it: a snapshot committed by
+ * the real collector (real catalog coins, simulator prices, toman from a tether quote) into the
+ * SQLite store, and keys issued through the real key store. Nothing here is visible to the
+ * server as special: it opens the data directory as an operator's `nerkh serve` would.
+ */
+
+const persianDigits = '۰۱۲۳۴۵۶۷۸۹';
+
+function persianNumber(value: number): string {
+  return String(value).replace(/\d/g, (digit) => persianDigits[Number(digit)] as string);
+}
+
+/** The bundled catalog, topped up with plausible extra listings to `coins` rows (USDT included). */
+export function benchCatalog(coins: number): Catalog {
+  const bundled = loadCatalog();
+  const entries = bundled.map((entry) => ({ ...entry }));
+  for (let index = 1; entries.length < coins; index++) {
+    const symbol = `NRK${index}`;
+    entries.push({ symbol, name_fa: `توکن فهرست‌شده ${persianNumber(index)}`, pair: `${symbol}USDT` });
+  }
+  return parseCatalog(entries.slice(0, coins));
+}
+
+/** Commits one snapshot of `coins` rows through the real collector; returns its row count. */
+export async function commitBenchSnapshot(
+  store: OpenedStore,
+  config: Config,
+  coins: number,
+): Promise<number> {
+  const catalog = benchCatalog(coins);
+  const collector = new Collector({
+    catalog,
+    config,
+    store: store.snapshots,
+    logger: createLogger('silent'),
+  });
+  const random = seededRandom(20_250_101);
+  const now = Date.now();
+  collector.tetherQuote({ toman: 92_150, tickTime: now - 4_000 });
+  for (const [index, entry] of catalog.entries()) {
+    if (entry.pair === null) continue;
+    const market = createPairMarket(entry.symbol, entry.pair, random, now);
+    collector.coinQuote({
+      pair: entry.pair,
+      ask: Number(market.ask) / 1e8,
+      changePct: Math.round((random() - 0.5) * 1600) / 100,
+      // Each coin last moved at its own time, minutes to an hour ago, as in a live market.
+      tickTime: now - 1_000 - ((index * 7919) % 3_600_000),
+    });
+  }
+  const snapshot = await collector.commitNow();
+  if (snapshot === null) throw new Error('the bench snapshot was not committed');
+  return snapshot.rates.length;
+}
+
+/**
+ * Issues `count` keys through the key store, each with `rateLimit` as its per-key override, in
+ * one transaction (one durable write instead of `count`); appends the plain keys to `keysFile`.
+ */
+export async function issueBenchKeys(
+  store: OpenedStore,
+  count: number,
+  rateLimit: number,
+  keysFile: string,
+): Promise<string[]> {
+  const keys: string[] = [];
+  store.db.exec('BEGIN IMMEDIATE');
+  try {
+    for (let index = 0; index < count; index++) {
+      const issued = await issueApiKey(store.keys, {
+        org: `Bench client ${index}`,
+        purpose: 'HTTP benchmark load',
+        rateLimit,
+      });
+      keys.push(issued.key);
+    }
+    store.db.exec('COMMIT');
+  } catch (error) {
+    store.db.exec('ROLLBACK');
+    throw error;
+  }
+  writeFileSync(keysFile, `${keys.join('\n')}\n`, { flag: 'a' });
+  return keys;
+}
