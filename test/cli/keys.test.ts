@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { createLogger } from '../../src/logger.ts';
@@ -10,10 +10,12 @@ import { sampleSnapshot } from '../http/fixtures.ts';
 import { runCli } from './run-cli.ts';
 
 let dataDir: string;
+// The cleanup removes the directory its own setup made: concurrent tests below share `dataDir`.
 beforeEach(() => {
-  dataDir = mkdtempSync(join(tmpdir(), 'nerkh-cli-keys-'));
+  const dir = mkdtempSync(join(tmpdir(), 'nerkh-cli-keys-'));
+  dataDir = dir;
+  return () => rmSync(dir, { recursive: true, force: true });
 });
-afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
 
 const keys = (...args: string[]) => runCli(['keys', ...args], { NERKH_DATA_DIR: dataDir });
 
