@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../src/logger.ts';
+import { createLogger, flatLineLogger } from '../src/logger.ts';
 
 const loggerModule = fileURLToPath(new URL('../src/logger.ts', import.meta.url));
 
@@ -45,6 +45,24 @@ describe('logger', () => {
       expect(Date.parse(time)).toBeGreaterThanOrEqual(before);
       expect(Date.parse(time)).toBeLessThanOrEqual(after);
     }
+  });
+
+  it("redacts key fields, also on the access log's flat-line logger", () => {
+    const lines: string[] = [];
+    const capture = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(chunk.toString('utf8'));
+        done();
+      },
+    });
+    const logger = createLogger('info', capture);
+    logger.info(
+      { key: 'nerkh_a', nested: { apiKey: 'nerkh_b' }, headers: { 'x-api-key': 'nerkh_c' } },
+      'full',
+    );
+    flatLineLogger(logger).info({ key: 'nerkh_d', apiKey: 'nerkh_e', n: 1 }, 'flat');
+    expect(lines.join('')).not.toMatch(/nerkh_[a-e]/);
+    expect(JSON.parse(lines[1] as string)).toMatchObject({ key: '[redacted]', apiKey: '[redacted]', n: 1 });
   });
 
   it('buffered stdout loses no line and splits none when the process exits', async () => {

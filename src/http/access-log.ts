@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
+import { flatLineLogger, type Logger } from '../logger.ts';
 
 /** Query parameter names clients wrongly put keys in (design §2); compared case-insensitively. */
 const queryKeyNames = new Set(['key', 'api_key', 'apikey']);
@@ -44,17 +45,21 @@ export function requestIdOf(request: IncomingMessage): string {
 /**
  * One access-log line per response: request id, method, URL (redacted as above), status and
  * duration. Fastify's built-in request logging is off because it logs the raw URL.
- * `X-API-Key` is never read here; the logger's redaction guards the header name as well.
+ * `X-API-Key` is never read here, and every field is a string or number built here (see
+ * flatLineLogger); the top-level key names stay redacted.
  */
-export function installAccessLog(app: FastifyInstance): void {
+export function installAccessLog(app: FastifyInstance, logger: Logger): void {
+  const lines = flatLineLogger(logger);
   // Callback hooks: an async one costs a promise per request for no waiting at all.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     done();
   });
   app.addHook('onResponse', (request, reply, done) => {
-    request.log.info(
+    // The request id first, where request.log's binding puts it: one line shape for every reader.
+    lines.info(
       {
+        req_id: request.id,
         method: request.method,
         url: loggableUrl(request.url),
         status: reply.statusCode,

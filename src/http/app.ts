@@ -21,6 +21,7 @@ import {
   frameworkErrorHandler,
   installProblemHandlers,
 } from './problems.ts';
+import { lazyRequestLogger } from './request-logger.ts';
 import { healthRoutes } from './routes/health.ts';
 import { ratesRoutes } from './routes/rates.ts';
 import { installSecurityHeaders } from './security-headers.ts';
@@ -117,6 +118,7 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
     // access log (./access-log.ts) writes a redacted one instead.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'req_id' }),
     genReqId: requestIdOf,
+    childLoggerFactory: lazyRequestLogger,
     requestIdHeader: false,
     trustProxy: trustProxyOf(config.NERKH_TRUST_PROXY),
     clientErrorHandler: clientErrorHandler(config.publicUrl),
@@ -193,7 +195,7 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
   app.decorateRequest('apiKeyId', null);
 
   installProblemHandlers(app, config.publicUrl);
-  installAccessLog(app);
+  installAccessLog(app, logger);
 
   // Graceful shutdown: a response sent after close() began says `Connection: close`, so the
   // socket of a request that was in flight closes once it is answered instead of idling in
