@@ -10,7 +10,8 @@ afterEach(async () => {
 describe('request.log', () => {
   it('binds the request id to every line logged through it, at any level, and in its children', async () => {
     const logs = new LogCapture();
-    const { app } = (t = await buildTestApp({ logs }));
+    t = await buildTestApp({ logs });
+    const { app } = t;
     app.get('/log-probe', (request, reply) => {
       request.log.warn({ probe: 'warn' }, 'probe');
       request.log.error('probe error');
