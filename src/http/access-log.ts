@@ -50,11 +50,7 @@ export function requestIdOf(request: IncomingMessage): string {
  */
 export function installAccessLog(app: FastifyInstance, logger: Logger): void {
   const lines = flatLineLogger(logger);
-  // Callback hooks: an async one costs a promise per request for no waiting at all.
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    done();
-  });
+  // A callback hook: an async one costs a promise per request for no waiting at all.
   app.addHook('onResponse', (request, reply, done) => {
     // The request id first, where request.log's binding puts it: one line shape for every reader.
     lines.info(

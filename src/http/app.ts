@@ -22,9 +22,10 @@ import {
   installProblemHandlers,
 } from './problems.ts';
 import { lazyRequestLogger } from './request-logger.ts';
+import { ResponseHeaders } from './response-headers.ts';
 import { healthRoutes } from './routes/health.ts';
 import { ratesRoutes } from './routes/rates.ts';
-import { installSecurityHeaders } from './security-headers.ts';
+import { securityHeaders } from './security-headers.ts';
 import { sitePlugin } from './site/plugin.ts';
 import { SnapshotCache } from './snapshot-cache.ts';
 
@@ -58,6 +59,8 @@ export interface NerkhContext {
   health(): Promise<HealthReport>;
   /** package.json version, reported as `releaseId`. */
   releaseId: string;
+  /** Headers every response carries; `sendPrepared` writes a response worked out in advance. */
+  responseHeaders: ResponseHeaders;
   /** `onRequest` hook that enforces X-API-Key and the per-key rate limit (design §2). */
   requireApiKey: ReturnType<typeof apiKeyGuard>;
 }
@@ -176,12 +179,34 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
     });
   };
 
+  // Security headers (helmet defaults) with a CSP for a site that loads nothing from elsewhere and
+  // runs no inline code. upgrade-insecure-requests is left to the TLS terminator's configuration:
+  // on a plain-HTTP local run it would break every same-origin asset.
+  const responseHeaders = new ResponseHeaders(
+    securityHeaders({
+      contentSecurityPolicy: {
+        useDefaults: false,
+        directives: {
+          defaultSrc: ["'self'"],
+          baseUri: ["'none'"],
+          formAction: ["'self'"],
+          frameAncestors: ["'none'"],
+          imgSrc: ["'self'", 'data:'],
+          objectSrc: ["'none'"],
+          scriptSrc: ["'self'"],
+          styleSrc: ["'self'"],
+        },
+      },
+    }),
+  );
+
   app.decorate('nerkh', {
     config,
     clock,
     snapshots,
     health,
     releaseId,
+    responseHeaders,
     requireApiKey: apiKeyGuard({
       authenticator,
       limiter,
@@ -197,37 +222,7 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
   installProblemHandlers(app, config.publicUrl);
   installAccessLog(app, logger);
 
-  // Graceful shutdown: a response sent after close() began says `Connection: close`, so the
-  // socket of a request that was in flight closes once it is answered instead of idling in
-  // keep-alive and holding the server open (server.close() only reaps sockets idle at that moment).
-  let closing = false;
-  app.addHook('preClose', (done) => {
-    closing = true;
-    done();
-  });
-  app.addHook('onSend', (_request, reply, payload, done) => {
-    if (closing) reply.header('Connection', 'close');
-    done(null, payload);
-  });
-
-  // Security headers (helmet defaults) with a CSP for a site that loads nothing from elsewhere and
-  // runs no inline code. upgrade-insecure-requests is left to the TLS terminator's configuration:
-  // on a plain-HTTP local run it would break every same-origin asset.
-  installSecurityHeaders(app, {
-    contentSecurityPolicy: {
-      useDefaults: false,
-      directives: {
-        defaultSrc: ["'self'"],
-        baseUri: ["'none'"],
-        formAction: ["'self'"],
-        frameAncestors: ["'none'"],
-        imgSrc: ["'self'", 'data:'],
-        objectSrc: ["'none'"],
-        scriptSrc: ["'self'"],
-        styleSrc: ["'self'"],
-      },
-    },
-  });
+  responseHeaders.install(app);
 
   await app.register(swagger, {
     openapi: {

@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { FastifyInstance } from 'fastify';
 import helmet, { type HelmetOptions } from 'helmet';
 
 /**
@@ -23,13 +22,4 @@ export function securityHeaders(options: HelmetOptions): ReadonlyArray<readonly 
     if (error) throw error;
   });
   return [...headers];
-}
-
-/** Sets the precomputed security headers on every response, errors and 404s included. */
-export function installSecurityHeaders(app: FastifyInstance, options: HelmetOptions): void {
-  const headers = securityHeaders(options);
-  app.addHook('onRequest', (_request, reply, done) => {
-    for (const [name, value] of headers) reply.header(name, value);
-    done();
-  });
 }

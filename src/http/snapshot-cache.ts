@@ -14,10 +14,21 @@ import type { ContentCoding } from './content-coding.ts';
 const gzip = promisify(zlibGzip);
 const brotli = promisify(brotliCompress);
 
-/** One representation of a response body (RFC 9110 §3.2): its bytes and its strong ETag (§8.8.3). */
+/**
+ * One representation of a response body (RFC 9110 §3.2): its bytes, its strong ETag (§8.8.3),
+ * and the header fields that describe it, worked out once so a request only adds its own.
+ * Fields are flat (name, value, …), as node:http's `writeHead` takes them.
+ */
 export interface Representation {
   readonly body: Buffer;
   readonly etag: string;
+  /** Fields of a 200 carrying this body. */
+  readonly fields: readonly string[];
+  /**
+   * Fields of a 304 for it: the validators and Vary a 200 would carry (RFC 9110 §15.4.5), and no
+   * Content-Length or Content-Type, which would describe a body the 304 does not have.
+   */
+  readonly notModifiedFields: readonly string[];
 }
 
 /** One response body in every coding it is served in. */
@@ -54,22 +65,63 @@ const brotliOptions = (json: Buffer) => ({
   },
 });
 
-function encoded(json: Buffer, gzipped: Buffer, brotlied: Buffer, tag: string): EncodedBody {
+/** The validators a representation is known by: `tag` names the snapshot and body. */
+interface Validators {
+  tag: string;
+  /** `updated_at` as an HTTP-date (RFC 9110 §5.6.7). */
+  lastModified: string;
+}
+
+function representation(
+  body: Buffer,
+  coding: ContentCoding,
+  etag: string,
+  lastModified: string,
+): Representation {
+  // Each coding is a different representation of one resource, chosen by Accept-Encoding (§12.5.5).
+  const validators = ['vary', 'Accept-Encoding', 'etag', etag, 'last-modified', lastModified];
+  const encoding = coding === 'identity' ? [] : ['content-encoding', coding];
   return {
-    identity: { body: json, etag: `"${tag}"` },
-    gzip: { body: gzipped, etag: `"${tag}-gzip"` },
-    br: { body: brotlied, etag: `"${tag}-br"` },
+    body,
+    etag,
+    fields: [
+      ...validators,
+      'content-type',
+      'application/json',
+      ...encoding,
+      'content-length',
+      String(body.length),
+    ],
+    notModifiedFields: validators,
+  };
+}
+
+function encoded(
+  json: Buffer,
+  gzipped: Buffer,
+  brotlied: Buffer,
+  { tag, lastModified }: Validators,
+): EncodedBody {
+  return {
+    identity: representation(json, 'identity', `"${tag}"`, lastModified),
+    gzip: representation(gzipped, 'gzip', `"${tag}-gzip"`, lastModified),
+    br: representation(brotlied, 'br', `"${tag}-br"`, lastModified),
   };
 }
 
 /** Compresses on the libuv thread pool, so the event loop keeps answering meanwhile. */
-async function encodeAsync(json: Buffer, tag: string): Promise<EncodedBody> {
+async function encodeAsync(json: Buffer, validators: Validators): Promise<EncodedBody> {
   const [gzipped, brotlied] = await Promise.all([gzip(json, gzipOptions), brotli(json, brotliOptions(json))]);
-  return encoded(json, gzipped, brotlied, tag);
+  return encoded(json, gzipped, brotlied, validators);
 }
 
-function encodeNow(json: Buffer, tag: string): EncodedBody {
-  return encoded(json, gzipSync(json, gzipOptions), brotliCompressSync(json, brotliOptions(json)), tag);
+function encodeNow(json: Buffer, validators: Validators): EncodedBody {
+  return encoded(
+    json,
+    gzipSync(json, gzipOptions),
+    brotliCompressSync(json, brotliOptions(json)),
+    validators,
+  );
 }
 
 /**
@@ -95,13 +147,13 @@ export class SnapshotView {
   #cacheControl = '';
   #superseded = false;
 
-  private constructor(snapshot: Snapshot, labels: RatesLabels, tagBase: string, all: EncodedBody) {
+  private constructor(snapshot: Snapshot, labels: RatesLabels, validators: Validators, all: EncodedBody) {
     this.snapshot = snapshot;
     this.#labels = labels;
-    this.#tagBase = tagBase;
+    this.#tagBase = validators.tag;
     this.all = all;
     this.updatedAtMs = Date.parse(snapshot.updated_at);
-    this.lastModified = new Date(this.updatedAtMs).toUTCString();
+    this.lastModified = validators.lastModified;
     this.nextRefreshMs = this.updatedAtMs + labels.refreshSeconds * 1000;
     this.rowsBySymbol = new Map(snapshot.rates.map((row) => [row.symbol.toUpperCase(), row]));
   }
@@ -109,9 +161,13 @@ export class SnapshotView {
   /** Builds the view with the full list encoded (off the event loop). */
   static async build(snapshot: Snapshot, labels: RatesLabels): Promise<SnapshotView> {
     // The id alone could repeat after a data directory is replaced; the commit time makes reuse harmless.
-    const tagBase = `${snapshot.id}-${Date.parse(snapshot.updated_at).toString(36)}`;
-    const all = await encodeAsync(ratesJson(snapshot, labels, snapshot.rates), tagBase);
-    return new SnapshotView(snapshot, labels, tagBase, all);
+    const updatedAtMs = Date.parse(snapshot.updated_at);
+    const validators = {
+      tag: `${snapshot.id}-${updatedAtMs.toString(36)}`,
+      lastModified: new Date(updatedAtMs).toUTCString(),
+    };
+    const all = await encodeAsync(ratesJson(snapshot, labels, snapshot.rates), validators);
+    return new SnapshotView(snapshot, labels, validators, all);
   }
 
   /** Body for one listed symbol (upper case), or null when the symbol is not listed. */
@@ -120,7 +176,7 @@ export class SnapshotView {
     if (ready !== undefined) return ready;
     const row = this.rowsBySymbol.get(symbol);
     if (row === undefined) return null;
-    const made = encodeNow(this.#symbolJson(row), this.#symbolTag(symbol));
+    const made = encodeNow(this.#symbolJson(row), this.#symbolValidators(symbol));
     this.#bySymbol.set(symbol, made);
     return made;
   }
@@ -130,7 +186,7 @@ export class SnapshotView {
     for (const [symbol, row] of this.rowsBySymbol) {
       if (this.#superseded) return;
       if (this.#bySymbol.has(symbol)) continue;
-      const made = await encodeAsync(this.#symbolJson(row), this.#symbolTag(symbol));
+      const made = await encodeAsync(this.#symbolJson(row), this.#symbolValidators(symbol));
       // A request may have made it meanwhile; keep the first, so its ETag never changes.
       if (!this.#bySymbol.has(symbol)) this.#bySymbol.set(symbol, made);
     }
@@ -155,8 +211,8 @@ export class SnapshotView {
     return ratesJson(this.snapshot, this.#labels, [row]);
   }
 
-  #symbolTag(symbol: string): string {
-    return `${this.#tagBase}-${symbol}`;
+  #symbolValidators(symbol: string): Validators {
+    return { tag: `${this.#tagBase}-${symbol}`, lastModified: this.lastModified };
   }
 }
 

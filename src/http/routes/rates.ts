@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { negotiateContentCoding } from '../content-coding.ts';
 import { problem, problemResponse } from '../errors.ts';
@@ -48,11 +47,11 @@ function notModified(
 
 /**
  * `GET /v1/rates[?symbol=]` (spec §4.1, design §2). Key check and rate limit run first (onRequest),
- * then validation. The body comes precomputed from the snapshot cache in the negotiated coding,
- * so the hot path only picks a buffer and sets headers.
+ * then validation. The body and its header fields come precomputed from the snapshot cache in the
+ * negotiated coding, so the hot path only picks them and adds the per-request fields.
  */
 export const ratesRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { snapshots, requireApiKey, clock } = app.nerkh;
+  const { snapshots, requireApiKey, clock, responseHeaders } = app.nerkh;
   // The response schemas below document what is sent (OpenAPI); nothing is serialized through
   // them: bodies are precomputed bytes, problems are sent as strings. Building Fastify's
   // serializers for them would only add to every start (~40 ms), so plain JSON stands in.
@@ -161,23 +160,20 @@ export const ratesRoutes: FastifyPluginAsyncTypebox = async (app) => {
           );
         }
       }
-      const coding = negotiateContentCoding(request.headers['accept-encoding']);
-      const representation = body[coding];
-      // Typed by the response schemas, send() would want objects to serialize; these are the bytes
-      // of RatesResponseSchema already (Fastify sends a Buffer as it is), or no payload at all.
-      const bytes: FastifyReply = reply;
-      bytes
-        .header('vary', 'Accept-Encoding')
-        .header('etag', representation.etag)
-        .header('last-modified', view.lastModified)
-        .header('cache-control', view.cacheControl(clock()));
+      const representation = body[negotiateContentCoding(request.headers['accept-encoding'])];
+      const cacheControl = ['cache-control', view.cacheControl(clock())];
+      // The bytes and fields of RatesResponseSchema, worked out with the snapshot: nothing to
+      // serialize, so the response goes out as it is, in one write.
       if (notModified(request.headers, representation.etag, view)) {
-        // No payload at all: `null` would be serialized to "null" and announced as Content-Length: 4.
-        bytes.code(304).send();
+        responseHeaders.sendPrepared(reply, 304, [...representation.notModifiedFields, ...cacheControl]);
         return;
       }
-      if (coding !== 'identity') bytes.header('content-encoding', coding);
-      bytes.header('content-type', 'application/json').send(representation.body);
+      responseHeaders.sendPrepared(
+        reply,
+        200,
+        [...representation.fields, ...cacheControl],
+        representation.body,
+      );
     },
   );
 };
