@@ -56,13 +56,59 @@ export function flatLineLogger(logger: Logger): Logger {
   return logger.child({}, { redact: { paths: keyFields, censor } });
 }
 
+/** Characters of lines collected before they are handed on as one write. */
+const batchChars = 4096;
+
+/**
+ * Lines collected in an array and handed to sonic-boom joined, one string per batch. sonic-boom's
+ * own batching (`minLength`) appends each line to its pending string and measures that string's
+ * UTF-8 length on every write, which flattens a growing rope each time: with one access-log line
+ * per request that was a twentieth of a request's cost under load, for bookkeeping alone.
+ */
+class LineBatches implements pino.DestinationStream {
+  readonly #sink: ReturnType<typeof pino.destination>;
+  #lines: string[] = [];
+  #chars = 0;
+
+  constructor(sink: ReturnType<typeof pino.destination>, flushMs: number) {
+    this.#sink = sink;
+    setInterval(() => this.#handOn(), flushMs).unref();
+    // After pino's own exit handler or before it, whichever runs first: nothing collected is lost.
+    process.once('exit', () => this.flushSync());
+  }
+
+  write(line: string): void {
+    this.#lines.push(line);
+    this.#chars += line.length;
+    if (this.#chars >= batchChars) this.#handOn();
+  }
+
+  /** Hands on what is collected and asks sonic-boom to write it now (pino's `logger.flush()`). */
+  flush(callback?: (error?: Error) => void): void {
+    this.#handOn();
+    this.#sink.flush(callback);
+  }
+
+  flushSync(): void {
+    this.#handOn();
+    this.#sink.flushSync();
+  }
+
+  #handOn(): void {
+    if (this.#lines.length === 0) return;
+    this.#sink.write(this.#lines.join(''));
+    this.#lines = [];
+    this.#chars = 0;
+  }
+}
+
 /**
  * stdout for a server that writes one access-log line per request: lines are collected and written
  * in batches of at least 4 KiB, so a busy server makes one write per ~15 requests instead of one
  * each, and the write happens off the event loop (https://getpino.io/#/docs/asynchronous). A quiet
- * server's lines go out within `flushMs`; at exit pino flushes what is left synchronously, so no
+ * server's lines go out within `flushMs`; at exit what is left is written synchronously, so no
  * line is lost on a normal or signalled stop, and lines are always written whole.
  */
 export function bufferedStdout(flushMs = 1000): pino.DestinationStream {
-  return pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: flushMs });
+  return new LineBatches(pino.destination({ dest: 1, sync: false }), flushMs);
 }
