@@ -270,8 +270,8 @@ try {
   // 0. The production build, as a deployment makes it (README "Performance"); bin/nerkh.js runs it.
   const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: projectRoot, encoding: 'utf8' });
   if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stdout}${build.stderr}`);
-  if (!buildIsCurrent(join(projectRoot, 'src'), join(projectRoot, 'dist'))) {
-    throw new Error('dist/ is not current after npm run build; nerkh would run from the sources');
+  if (!buildIsCurrent(projectRoot)) {
+    throw new Error('dist/nerkh.js is not current after npm run build; nerkh would run from the sources');
   }
 
   // 1. The data an operator's nerkh would have: one snapshot of 200 coins and 10,000 issued keys.

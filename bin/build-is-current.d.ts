@@ -1,1 +1,2 @@
-export function buildIsCurrent(srcDir: string, distDir: string): boolean;
+export function bundlePath(root: string): string;
+export function buildIsCurrent(root: string): boolean;

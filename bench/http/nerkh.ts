@@ -67,11 +67,11 @@ export async function startNerkh(options: NerkhOptions): Promise<NerkhProcess> {
     NERKH_PUBLIC_URL: options.publicUrl,
     LOG_LEVEL: 'info',
   });
-  const nodeArgs = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : [];
-  const serveArgs = [...nodeArgs, binPath, 'serve', '--role', 'api'];
-  const command = options.cpu === undefined ? process.execPath : 'taskset';
-  const args =
-    options.cpu === undefined ? serveArgs : ['-c', String(options.cpu), process.execPath, ...serveArgs];
+  // Started as its bin is (a user's `nerkh serve`), so the node flags on its first line apply.
+  if (options.cpuProfDir) env.NODE_OPTIONS = `--cpu-prof --cpu-prof-dir=${options.cpuProfDir}`;
+  const serveArgs = ['serve', '--role', 'api'];
+  const command = options.cpu === undefined ? binPath : 'taskset';
+  const args = options.cpu === undefined ? serveArgs : ['-c', String(options.cpu), binPath, ...serveArgs];
   const logFd = openSync(options.logFile, 'a');
   const startedAt = performance.now();
   const child: ChildProcess = spawn(command, args, { env, stdio: ['ignore', logFd, 'pipe'] });

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { type Catalog, CatalogError, parseCatalog } from '../domain/catalog.ts';
+import { projectRoot } from '../project-root.ts';
 
 /**
- * The bundled catalog, resolved from this module's location so `nerkh` finds it whatever the
- * working directory is (the bin runs from anywhere).
+ * The catalog shipped with nerkh, found from the project's folder whatever the working directory is.
  */
-export const bundledCatalogPath = fileURLToPath(new URL('../../catalog/coins.json', import.meta.url));
+export const bundledCatalogPath = join(projectRoot, 'catalog', 'coins.json');
 
 /**
  * Reads and validates a catalog file: the operator's `NERKH_CATALOG` when given, else the bundled

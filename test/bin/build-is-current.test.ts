@@ -15,31 +15,33 @@ function file(path: string, mtime: number): void {
   utimesSync(full, mtime, mtime);
 }
 
+function project(sources: Record<string, number>, lock: number): void {
+  root = mkdtempSync(join(tmpdir(), 'nerkh-build-'));
+  for (const [path, mtime] of Object.entries(sources)) file(path, mtime);
+  file('package-lock.json', lock);
+}
+
 describe('buildIsCurrent (which code bin/nerkh.js runs)', () => {
-  it('is true when every source has a compiled file at least as new', () => {
-    root = mkdtempSync(join(tmpdir(), 'nerkh-build-'));
-    file('src/cli/main.ts', 1000);
-    file('src/http/app.ts', 1000);
-    file('src/types.d.ts', 5000);
-    file('dist/cli/main.js', 1000);
-    file('dist/http/app.js', 2000);
-    expect(buildIsCurrent(join(root, 'src'), join(root, 'dist'))).toBe(true);
+  it('is true when the bundle is at least as new as every source and the lock file', () => {
+    project({ 'src/cli/main.ts': 1000, 'src/http/app.ts': 2000, 'src/types.d.ts': 5000 }, 1500);
+    file('dist/nerkh.js', 2000);
+    expect(buildIsCurrent(root)).toBe(true);
   });
 
   it('is false when a source was edited after the build', () => {
-    root = mkdtempSync(join(tmpdir(), 'nerkh-build-'));
-    file('src/cli/main.ts', 1000);
-    file('src/http/app.ts', 3000);
-    file('dist/cli/main.js', 2000);
-    file('dist/http/app.js', 2000);
-    expect(buildIsCurrent(join(root, 'src'), join(root, 'dist'))).toBe(false);
+    project({ 'src/cli/main.ts': 1000, 'src/http/app.ts': 3000 }, 1000);
+    file('dist/nerkh.js', 2000);
+    expect(buildIsCurrent(root)).toBe(false);
   });
 
-  it('is false when a source was added after the build', () => {
-    root = mkdtempSync(join(tmpdir(), 'nerkh-build-'));
-    file('src/cli/main.ts', 1000);
-    file('src/http/new-route.ts', 1000);
-    file('dist/cli/main.js', 2000);
-    expect(buildIsCurrent(join(root, 'src'), join(root, 'dist'))).toBe(false);
+  it('is false when the dependencies changed after the build (they are bundled too)', () => {
+    project({ 'src/cli/main.ts': 1000 }, 3000);
+    file('dist/nerkh.js', 2000);
+    expect(buildIsCurrent(root)).toBe(false);
+  });
+
+  it('is false when there is no build', () => {
+    project({ 'src/cli/main.ts': 1000 }, 1000);
+    expect(buildIsCurrent(root)).toBe(false);
   });
 });

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { projectRoot } from '../../project-root.ts';
 
 /**
  * Page sources: Markdown files in `content/`, read once at startup. A source names the dynamic
@@ -7,7 +8,7 @@ import { fileURLToPath } from 'node:url';
  * snapshot, the configuration and the error catalog. Filling is strict: a placeholder without a
  * value is a programming error and throws, so a page can never ship with a literal `{{…}}`.
  */
-export const contentDir = fileURLToPath(new URL('../../../content/', import.meta.url));
+export const contentDir = join(projectRoot, 'content');
 
 export type ContentName =
   | 'index'
