@@ -46,6 +46,11 @@ export const ConfigSchema = Type.Object({
    * else comma-separated addresses or CIDRs of the proxies, e.g. `127.0.0.1,10.0.0.0/8`.
    */
   NERKH_TRUST_PROXY: Type.String({ pattern: '^[0-9A-Fa-f.:/, ]*$', default: '' }),
+  /**
+   * Valid keys each API process remembers (design §2's bounded positive cache): a key beyond it
+   * costs a store read when it comes back. Set it above the number of keys in use at once.
+   */
+  NERKH_KEY_CACHE_SIZE: Type.Integer({ minimum: 1, maximum: 10_000_000, default: 20_000 }),
   LOG_LEVEL: Type.String({ ...LogLevel, default: 'info' }),
 });
 

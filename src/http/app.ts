@@ -153,6 +153,7 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
     clock,
     pollMs,
     flushMs: deps.lastUseFlushMs ?? 30_000,
+    validCacheSize: config.NERKH_KEY_CACHE_SIZE,
   });
   const windowMs = config.NERKH_RATE_WINDOW_SECONDS * 1000;
   const ownLimiter = deps.limiter === undefined ? new MemoryRateLimiter({ windowMs }) : null;

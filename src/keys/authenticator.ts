@@ -85,7 +85,7 @@ export class KeyAuthenticator {
     this.#pollMs = options.pollMs ?? 1000;
     this.#flushMs = options.flushMs ?? 30_000;
     this.#flushChunk = options.flushChunk ?? 500;
-    this.#validCacheSize = options.validCacheSize ?? 100_000;
+    this.#validCacheSize = options.validCacheSize ?? 20_000;
     this.#invalidCacheSize = options.invalidCacheSize ?? 10_000;
   }
 
