@@ -3,16 +3,34 @@
  * grouping and units so `4123438813` reads as `4,123,438,813 toman`.
  */
 
-const grouped = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
-const significant = new Intl.NumberFormat('en-US', { maximumSignificantDigits: 12 });
+/**
+ * Numbers are written as en-US's Intl.NumberFormat writes them (the tests hold them to it), by
+ * hand: the first Intl formatter a process makes maps about 6 MB of ICU data into memory, for
+ * digit grouping alone.
+ */
+function groupThousands(integerDigits: string): string {
+  return integerDigits.replace(/\B(?=(\d{3})+$)/g, ',');
+}
+
+/** `value` rounded to `digits` significant digits, in plain decimal notation (never `1e-7`), grouped. */
+function plainDecimal(value: number, digits: number): string {
+  const rounded = Number(value.toPrecision(digits));
+  if (rounded === 0) return '0';
+  const magnitude = Math.floor(Math.log10(Math.abs(rounded)));
+  const fixed = rounded.toFixed(Math.min(100, Math.max(0, digits - 1 - magnitude)));
+  const [integerPart = '', fraction = ''] = fixed.split('.');
+  const sign = integerPart.startsWith('-') ? '-' : '';
+  const trimmed = fraction.replace(/0+$/, '');
+  return `${sign}${groupThousands(integerPart.replace('-', ''))}${trimmed === '' ? '' : `.${trimmed}`}`;
+}
 
 export function formatToman(toman: number | null): string {
-  return toman === null ? 'not available' : `${grouped.format(toman)} toman`;
+  return toman === null ? 'not available' : `${plainDecimal(Math.round(toman), 21)} toman`;
 }
 
 /** Tether amounts keep every significant digit the API publishes (small coins trade at 0.0000x). */
 export function formatUsdt(usdt: number): string {
-  return `${significant.format(usdt)} USDT`;
+  return `${plainDecimal(usdt, 12)} USDT`;
 }
 
 export function formatChange(percent: number | null): string {
