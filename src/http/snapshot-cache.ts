@@ -72,6 +72,14 @@ interface Validators {
   lastModified: string;
 }
 
+/**
+ * zlib hands back a small result as a view into its whole output chunk (8 or 16 KiB): kept as it
+ * is, each 400-byte body of a single symbol would hold 16 KiB, megabytes over every symbol.
+ */
+function exactBytes(bytes: Buffer): Buffer {
+  return bytes.byteLength === bytes.buffer.byteLength ? bytes : Buffer.from(bytes);
+}
+
 function representation(
   body: Buffer,
   coding: ContentCoding,
@@ -82,7 +90,7 @@ function representation(
   const validators = ['vary', 'Accept-Encoding', 'etag', etag, 'last-modified', lastModified];
   const encoding = coding === 'identity' ? [] : ['content-encoding', coding];
   return {
-    body,
+    body: exactBytes(body),
     etag,
     fields: [
       ...validators,
