@@ -6,6 +6,12 @@ import { fileURLToPath } from 'node:url';
 /** The installed bin, run exactly as an operator runs it. */
 const binPath = fileURLToPath(new URL('../../bin/nerkh.js', import.meta.url));
 
+/** The node flags on the bin's `#!/usr/bin/env -S node …` line. */
+function binNodeFlags(): string[] {
+  const shebang = readFileSync(binPath, 'utf8').split('\n', 1)[0] ?? '';
+  return shebang.split(/\s+/).filter((word) => word.startsWith('--'));
+}
+
 export interface NerkhProcess {
   url: string;
   pid: number;
@@ -68,13 +74,24 @@ export async function startNerkh(options: NerkhOptions): Promise<NerkhProcess> {
     LOG_LEVEL: 'info',
   });
   // Started as its bin is (a user's `nerkh serve`), so the node flags on its first line apply.
-  if (options.cpuProfDir) env.NODE_OPTIONS = `--cpu-prof --cpu-prof-dir=${options.cpuProfDir}`;
+  // Node does not take --cpu-prof from NODE_OPTIONS: a profiled run starts node itself, with the
+  // bin's flags and the profiler's.
   const serveArgs = ['serve', '--role', 'api'];
-  const command = options.cpu === undefined ? binPath : 'taskset';
-  const args = options.cpu === undefined ? serveArgs : ['-c', String(options.cpu), binPath, ...serveArgs];
+  const launch = options.cpuProfDir
+    ? [
+        process.execPath,
+        ...binNodeFlags(),
+        '--cpu-prof',
+        `--cpu-prof-dir=${options.cpuProfDir}`,
+        binPath,
+        ...serveArgs,
+      ]
+    : [binPath, ...serveArgs];
+  const [command, ...args] =
+    options.cpu === undefined ? launch : ['taskset', '-c', String(options.cpu), ...launch];
   const logFd = openSync(options.logFile, 'a');
   const startedAt = performance.now();
-  const child: ChildProcess = spawn(command, args, { env, stdio: ['ignore', logFd, 'pipe'] });
+  const child: ChildProcess = spawn(command as string, args, { env, stdio: ['ignore', logFd, 'pipe'] });
   closeSync(logFd);
   let stderr = '';
   child.stderr?.on('data', (chunk) => {
