@@ -2,8 +2,7 @@
 // Node flags for a small, steady footprint (README "Performance"): the young generation is held to
 // 2 × 2 MB (V8 lets it grow to 3 × 16 MB), where a request's objects die either way, and the old
 // generation grows by 20 % between full collections instead of up to 4×, so garbage promoted under
-// load is collected before it doubles the heap. With 100,000 keys in use the peak resident size
-// measured 143 MB with them against 189 MB without, at the same throughput. Run as
+// load is collected before it doubles the heap; throughput measured the same. Run as
 // `node bin/nerkh.js`, the flags are not applied: pass them to node yourself.
 // Runs the bundled build (`npm run build` → dist/nerkh.js) when it is current: it starts in about
 // half the time and memory of compiling TypeScript on start. Otherwise (a fresh clone, or sources
