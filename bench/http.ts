@@ -1,8 +1,9 @@
 /**
  * `/v1/rates` side by side with a static file: nerkh (authenticated, rate-limited, access log on)
  * against nginx sending the same bytes from disk, driven by the same wrk with the same request
- * headers, alternately, several rounds each. In the full-list scenario a bare node:http server
- * sending the same bytes runs too: the floor under any Node.js service on this machine.
+ * headers, alternately, several rounds each. In the full-list scenario two Node.js servers sending
+ * the same bytes run too: bare node:http, the ceiling of any service built on Node's HTTP server,
+ * and raw TCP with no HTTP parsing, the ceiling of Node itself.
  * nerkh runs as deployed: `npm run build`, then `node bin/nerkh.js serve --role api` on a data
  * directory holding a committed snapshot and issued keys. Targets (README "Performance"):
  *   - full list, 50 connections: nerkh ÷ nginx req/s ≥ 0.8 (median of the pairwise ratios);
@@ -31,7 +32,7 @@ import { openStore } from '../src/store/open-store.ts';
 import { commitBenchSnapshot, issueBenchKeys } from './http/fixture.ts';
 import { type NerkhProcess, startNerkh } from './http/nerkh.ts';
 import { nginxBinary, type StaticServer, startNginx } from './http/nginx.ts';
-import { startNodeFloor } from './http/node-floor.ts';
+import { startNodeReference } from './http/node-floor.ts';
 import { mainThreadProfileIn, selfTimes } from './http/profile.ts';
 import { type LoadResult, runWrk } from './http/wrk.ts';
 
@@ -126,6 +127,7 @@ const profileDir = join(work, 'profile');
 let nerkh: NerkhProcess | null = null;
 let nginx: StaticServer | null = null;
 let floor: StaticServer | null = null;
+let raw: StaticServer | null = null;
 
 interface Scenario {
   name: string;
@@ -163,8 +165,8 @@ const scenarios: Scenario[] = [
   },
 ];
 
-/** nginx and nerkh in every scenario; the bare node:http floor in the full-list one. */
-type ServerName = 'nginx' | 'nerkh' | 'floor';
+/** nginx and nerkh in every scenario; the node:http floor and raw TCP in the full-list one. */
+type ServerName = 'nginx' | 'nerkh' | 'floor' | 'raw';
 
 async function measure(
   server: ServerName,
@@ -173,7 +175,7 @@ async function measure(
   durationSeconds: number,
   keyOffset = 0,
 ): Promise<LoadResult> {
-  const base = { nerkh: nerkh?.url, nginx: nginx?.url, floor: floor?.url }[server] as string;
+  const base = { nerkh: nerkh?.url, nginx: nginx?.url, floor: floor?.url, raw: raw?.url }[server] as string;
   const path = server === 'nerkh' ? scenario.nerkhPath : scenario.nginxPath;
   const headers = scenario.conditional
     ? { ...scenario.headers, 'If-None-Match': etags[server] }
@@ -262,7 +264,7 @@ try {
       `${toolVersion(nginxBinary() as string, ['-v'])}, ${toolVersion('wrk', ['-v'])}`,
   );
   console.log(
-    `servers on CPU ${serverCpu ?? 'any'}, wrk on CPU ${loadCpu ?? 'any'}; ${rounds} rounds × ${scenarios.length} scenarios × nginx and nerkh (and the node:http floor on the full list) × ${seconds} s, ${connections} connections; load average ${load1?.toFixed(2)}`,
+    `servers on CPU ${serverCpu ?? 'any'}, wrk on CPU ${loadCpu ?? 'any'}; ${rounds} rounds × ${scenarios.length} scenarios × nginx and nerkh (and node:http and raw TCP on the full list) × ${seconds} s, ${connections} connections; load average ${load1?.toFixed(2)}`,
   );
   if ((load1 ?? 0) > 0.5) console.log('warning: the machine is busy; figures will be disturbed');
   if (flags.profile) console.log('profiling: nerkh runs under --cpu-prof, its req/s are lower than without');
@@ -314,18 +316,22 @@ try {
     port: await freePort(),
     ...(serverCpu === undefined ? {} : { cpu: serverCpu }),
   });
-  floor = await startNodeFloor({
-    port: await freePort(),
+  const reference = {
     bodyFile: join(root, 'v1', 'rates'),
     ...(serverCpu === undefined ? {} : { cpu: serverCpu }),
-  });
-  if (!(await get(`${floor.url}/v1/rates`, {})).body.equals(plain.body)) {
-    throw new Error('the node:http floor sent other bytes than nerkh');
+  };
+  floor = await startNodeReference('node:http', { port: await freePort(), ...reference });
+  raw = await startNodeReference('raw TCP', { port: await freePort(), ...reference });
+  for (const server of [floor, raw]) {
+    if (!(await get(`${server.url}/v1/rates`, {})).body.equals(plain.body)) {
+      throw new Error('a reference server sent other bytes than nerkh');
+    }
   }
   const etags: Record<ServerName, string> = {
     nerkh: String(plain.headers.etag),
     nginx: String((await get(`${nginx.url}/v1/rates`, auth)).headers.etag),
     floor: '"floor"',
+    raw: '"raw"',
   };
   console.log(
     `snapshot: ${rows} coins, ${integer(plain.body.length)} bytes JSON, ${integer(gzip.body.length)} gzip, BTC ${btc.body.length} bytes; ${integer(benchKeys)} keys rotated per request`,
@@ -357,11 +363,11 @@ try {
   await measure('nerkh', scenarios[0] as Scenario, etags, 3);
   await measure('nginx', scenarios[0] as Scenario, etags, 1);
   const results = new Map<string, Record<ServerName, LoadResult[]>>();
-  for (const scenario of scenarios) results.set(scenario.name, { nginx: [], nerkh: [], floor: [] });
+  for (const scenario of scenarios) results.set(scenario.name, { nginx: [], nerkh: [], floor: [], raw: [] });
   for (let round = 0; round < rounds; round++) {
     for (const scenario of scenarios) {
       const order: ServerName[] =
-        scenario === scenarios[0] ? ['nginx', 'nerkh', 'floor'] : ['nginx', 'nerkh'];
+        scenario === scenarios[0] ? ['nginx', 'nerkh', 'floor', 'raw'] : ['nginx', 'nerkh'];
       if (round % 2 === 1) order.reverse();
       for (const server of order) {
         const result = await measure(server, scenario, etags, seconds);
@@ -379,6 +385,8 @@ try {
   nginx = null;
   await floor.stop();
   floor = null;
+  await raw.stop();
+  raw = null;
 
   // 4 and 5 measure the process itself; under the profiler they would measure the profiler.
   const footprint = flags.profile ? null : await measureFootprint(config, readyKey as string, etags);
@@ -424,30 +432,34 @@ try {
     );
   }
   const fullRuns = results.get('full list') as Record<ServerName, LoadResult[]>;
-  const floorRps = median(fullRuns.floor.map((r) => r.requestsPerSecond));
   const pairwise = (a: ServerName, b: ServerName) =>
     median(
       fullRuns[a].map(
         (result, index) => result.requestsPerSecond / (fullRuns[b][index] as LoadResult).requestsPerSecond,
       ),
     );
+  for (const [server, label] of [
+    ['floor', 'node:http floor'],
+    ['raw', 'raw TCP (Node)'],
+  ] as const) {
+    console.log(
+      row(
+        [
+          label,
+          '',
+          '',
+          '',
+          integer(median(fullRuns[server].map((r) => r.requestsPerSecond))),
+          median(fullRuns[server].map((r) => r.p50Ms)).toFixed(2),
+          median(fullRuns[server].map((r) => r.p99Ms)).toFixed(2),
+          pairwise(server, 'nginx').toFixed(2),
+        ],
+        widths,
+      ),
+    );
+  }
   console.log(
-    row(
-      [
-        'node:http floor',
-        '',
-        '',
-        '',
-        integer(floorRps),
-        median(fullRuns.floor.map((r) => r.p50Ms)).toFixed(2),
-        median(fullRuns.floor.map((r) => r.p99Ms)).toFixed(2),
-        pairwise('floor', 'nginx').toFixed(2),
-      ],
-      widths,
-    ),
-  );
-  console.log(
-    `  (full list served by bare node:http with no key check, limit or log: the most any Node.js server sends here; nerkh ÷ floor ${pairwise('nerkh', 'floor').toFixed(2)})`,
+    `  (the full list from bare node:http, and from raw TCP parsing no HTTP, neither checking a key, limiting or logging: what Node's HTTP server, and Node itself, can send here; nerkh ÷ node:http ${pairwise('nerkh', 'floor').toFixed(2)})`,
   );
   const full = medians.get('full list') as { ratio: number; nerkhP99: number };
   console.log('');
@@ -472,6 +484,7 @@ try {
   await nerkh?.stop().catch(() => undefined);
   await nginx?.stop();
   await floor?.stop();
+  await raw?.stop();
   // Also after a failed run: the profile is what shows why it failed.
   if (flags.profile && existsSync(profileDir)) printProfile();
   if (flags.keep) console.log(`kept ${work}`);
