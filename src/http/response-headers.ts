@@ -9,8 +9,8 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
  * Responses sent through Fastify (`reply.send`) get them in one `onSend` hook. A prepared
  * response, the rates hot path, whose header fields are worked out once per snapshot, is written
  * with `sendPrepared`: one `writeHead` with a flat field list and one `end`, instead of a
- * `reply.header` call per field and Fastify's send pipeline, which together cost more than
- * everything else the route does per request.
+ * `reply.header` call per field and Fastify's send pipeline (in `npm run bench` the full list went
+ * from 34,000 to 48,000 requests a second when this replaced them).
  */
 export class ResponseHeaders {
   /** Security headers as a flat (name, value, …) list, as node:http's `writeHead` takes them. */

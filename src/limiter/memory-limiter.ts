@@ -111,8 +111,8 @@ export interface MemoryRateLimiterOptions {
 
 /**
  * A key's admissions in the window: the bare time of its only one (16 bytes), or a ring (about
- * 130). Most keys of a busy service call a few times a minute, many once: with 100,000 keys the
- * difference is about 11 MB. A key's second admission moves it to a ring.
+ * 130). Most keys of a busy service call a few times a minute, many once, so most keys need no
+ * ring. The key's next decision moves it to one.
  */
 type Admissions = number | AdmissionRing;
 
