@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { pinned } from './pinned.ts';
 
 /** The installed bin, run exactly as an operator runs it. */
 const binPath = fileURLToPath(new URL('../../bin/nerkh.js', import.meta.url));
@@ -77,21 +78,18 @@ export async function startNerkh(options: NerkhOptions): Promise<NerkhProcess> {
   // Node does not take --cpu-prof from NODE_OPTIONS: a profiled run starts node itself, with the
   // bin's flags and the profiler's.
   const serveArgs = ['serve', '--role', 'api'];
-  const launch = options.cpuProfDir
-    ? [
-        process.execPath,
+  const [command, args] = options.cpuProfDir
+    ? pinned(options.cpu, process.execPath, [
         ...binNodeFlags(),
         '--cpu-prof',
         `--cpu-prof-dir=${options.cpuProfDir}`,
         binPath,
         ...serveArgs,
-      ]
-    : [binPath, ...serveArgs];
-  const [command, ...args] =
-    options.cpu === undefined ? launch : ['taskset', '-c', String(options.cpu), ...launch];
+      ])
+    : pinned(options.cpu, binPath, serveArgs);
   const logFd = openSync(options.logFile, 'a');
   const startedAt = performance.now();
-  const child: ChildProcess = spawn(command as string, args, { env, stdio: ['ignore', logFd, 'pipe'] });
+  const child: ChildProcess = spawn(command, args, { env, stdio: ['ignore', logFd, 'pipe'] });
   closeSync(logFd);
   let stderr = '';
   child.stderr?.on('data', (chunk) => {

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pinned } from './pinned.ts';
 
 /**
  * A Debian nginx with one worker serving a directory of pre-built files: the yardstick for
@@ -61,9 +62,9 @@ http {
 `,
   );
   const args = ['-c', conf, '-p', options.workDir];
-  const command = options.cpu === undefined ? binary : 'taskset';
-  const commandArgs = options.cpu === undefined ? args : ['-c', String(options.cpu), binary, ...args];
-  const child: ChildProcess = spawn(command, commandArgs, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn(...pinned(options.cpu, binary, args), {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr?.on('data', (chunk) => {
     stderr += String(chunk);

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { StaticServer } from './nginx.ts';
+import { pinned } from './pinned.ts';
 
 /** The Node.js reference servers: bare node:http, and raw TCP with no HTTP parsing. */
 const referenceScripts = {
@@ -14,10 +15,9 @@ export async function startNodeReference(
   options: { port: number; bodyFile: string; cpu?: number },
 ): Promise<StaticServer> {
   const args = [referenceScripts[kind], String(options.port), options.bodyFile];
-  const command = options.cpu === undefined ? process.execPath : 'taskset';
-  const commandArgs =
-    options.cpu === undefined ? args : ['-c', String(options.cpu), process.execPath, ...args];
-  const child = spawn(command, commandArgs, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(...pinned(options.cpu, process.execPath, args), {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   await new Promise<void>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${kind} reference server exited with ${code}`)));
     child.stdout.once('data', () => resolve());

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pinned } from './pinned.ts';
 
 /** One load run's figures, as wrk reports them. */
 export interface LoadResult {
@@ -80,8 +81,7 @@ export async function runWrk(options: LoadOptions): Promise<LoadResult> {
     script,
     options.url,
   ];
-  const command = options.cpu === undefined ? 'wrk' : 'taskset';
-  const args = options.cpu === undefined ? wrkArgs : ['-c', String(options.cpu), 'wrk', ...wrkArgs];
+  const [command, args] = pinned(options.cpu, 'wrk', wrkArgs);
   const output = await new Promise<string>((resolve, reject) => {
     const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let text = '';
