@@ -1,2 +1,1 @@
-export function bundlePath(root: string): string;
 export function buildIsCurrent(root: string): boolean;

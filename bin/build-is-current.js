@@ -2,7 +2,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Where `npm run build` writes the bundle: the sources and their dependencies in one file. */
-export const bundlePath = (root) => join(root, 'dist', 'nerkh.js');
+const bundlePath = (root) => join(root, 'dist', 'nerkh.js');
 
 /** Latest modification time of the `.ts` files under `dir` (declaration files change no code). */
 function newestSource(dir) {
