@@ -25,7 +25,7 @@ function plainDecimal(value: number, digits: number): string {
 }
 
 export function formatToman(toman: number | null): string {
-  return toman === null ? 'not available' : `${plainDecimal(Math.round(toman), 21)} toman`;
+  return toman === null ? 'not available' : `${groupThousands(String(Math.round(toman)))} toman`;
 }
 
 /** Tether amounts keep every significant digit the API publishes (small coins trade at 0.0000x). */
