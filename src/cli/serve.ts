@@ -2,7 +2,7 @@ import { type Command, Option } from 'commander';
 import { loadCatalog } from '../collector/catalog-file.ts';
 import { type Pipeline, type PipelineTuning, startPipeline } from '../collector/pipeline.ts';
 import { type Config, loadConfig } from '../config.ts';
-import { buildApp, type NerkhApp } from '../http/app.ts';
+import { appStoresOf, buildApp, type NerkhApp } from '../http/app.ts';
 import { exitOnSignals, listen } from '../http/server.ts';
 import { bufferedStdout, createLogger, type Logger } from '../logger.ts';
 import { type OpenedStore, openStore, sqliteFileOf } from '../store/open-store.ts';
@@ -62,10 +62,7 @@ export async function startService({
       app = await buildApp({
         config,
         logger,
-        snapshots: store.snapshots,
-        collectorStatus: store.snapshots,
-        keys: store.keys,
-        keyRequests: store.keyRequests,
+        ...appStoresOf(store),
       });
       url = await listen(app, config.HOST, config.PORT);
     }

@@ -9,6 +9,7 @@ import { KeyAuthenticator } from '../keys/authenticator.ts';
 import { MemoryRateLimiter } from '../limiter/memory-limiter.ts';
 import type { RateLimiter } from '../limiter/types.ts';
 import type { Logger } from '../logger.ts';
+import type { OpenedStore } from '../store/open-store.ts';
 import type { ApiKeyStore, CollectorStatusStore, KeyRequestStore, SnapshotStore } from '../store/types.ts';
 import { installAccessLog, requestIdOf } from './access-log.ts';
 import { apiKeyGuard } from './api-key-guard.ts';
@@ -47,6 +48,18 @@ export interface AppDeps {
   lastUseFlushMs?: number;
   /** Invalid keys per client address per rate window before key checks pause (default 30). */
   failureLimit?: number;
+}
+
+/** The stores `buildApp` reads, from one opened store (it keeps the collector status beside the snapshots). */
+export function appStoresOf(
+  store: OpenedStore,
+): Pick<AppDeps, 'snapshots' | 'collectorStatus' | 'keys' | 'keyRequests'> {
+  return {
+    snapshots: store.snapshots,
+    collectorStatus: store.snapshots,
+    keys: store.keys,
+    keyRequests: store.keyRequests,
+  };
 }
 
 /** What route plugins (API, website, discovery) read, via `app.nerkh`. */

@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { buildApp, type NerkhApp } from '../../src/http/app.ts';
+import { appStoresOf, buildApp, type NerkhApp } from '../../src/http/app.ts';
 import { createLogger } from '../../src/logger.ts';
 import { type OpenedStore, openStore } from '../../src/store/open-store.ts';
 import { markdownOutline } from '../http/site/outline.ts';
@@ -71,10 +71,7 @@ describe.skipIf(!available && !required)('website in Chromium', () => {
     app = await buildApp({
       config,
       logger: createLogger('silent'),
-      snapshots: store.snapshots,
-      collectorStatus: store.snapshots,
-      keys: store.keys,
-      keyRequests: store.keyRequests,
+      ...appStoresOf(store),
     });
     await app.ready();
     server.on('request', (request, response) => app.routing(request, response));

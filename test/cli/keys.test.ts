@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { buildApp } from '../../src/http/app.ts';
+import { appStoresOf, buildApp } from '../../src/http/app.ts';
 import { createLogger } from '../../src/logger.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { sampleSnapshot } from '../http/fixtures.ts';
@@ -99,10 +99,7 @@ describe('nerkh keys', () => {
     const app = await buildApp({
       config,
       logger: createLogger('silent'),
-      snapshots: store.snapshots,
-      collectorStatus: store.snapshots,
-      keys: store.keys,
-      keyRequests: store.keyRequests,
+      ...appStoresOf(store),
     });
     try {
       const get = () => app.inject({ url: '/v1/rates', headers: { 'x-api-key': issued.key } });
