@@ -4,13 +4,8 @@ import { priceRejection, sellIrtFrom, sellUsdtFromAsk } from '../domain/pricing.
 import type { RateRow, Snapshot, SnapshotDraft } from '../domain/rates.ts';
 import type { CoinQuote, ConnectionState, FeedListener, SourceName, TetherQuote } from '../feeds/types.ts';
 import type { Logger } from '../logger.ts';
-import type {
-  CollectorStatus,
-  CollectorStatusStore,
-  SnapshotStore,
-  SourceHealth,
-  SourceState,
-} from '../store/types.ts';
+import type { CollectorStatusStore, SnapshotStore } from '../store/types.ts';
+import type { CollectorStatus, SourceHealth, SourceState } from './collector-status.ts';
 
 /** Timer functions the collector schedules with; tests pass a fake clock. */
 export interface CollectorTimers {

@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import type { CollectorStatus, SourceHealth } from '../store/types.ts';
+import type { CollectorStatus, SourceHealth } from '../collector/collector-status.ts';
 import type { HealthCheckSchema, HealthSchema } from './schemas.ts';
 
 export type HealthStatus = 'pass' | 'warn' | 'fail';

@@ -1,7 +1,8 @@
 import type { MaybePromise } from '../limiter/types.ts';
 import type { Logger } from '../logger.ts';
-import type { ApiKeyRecord, ApiKeyStore } from '../store/types.ts';
+import type { ApiKeyStore } from '../store/types.ts';
 import { apiKeyDigest, apiKeyLength, hashOfDigest, isWellFormedApiKey } from './api-key.ts';
+import type { ApiKeyRecord } from './api-key-record.ts';
 
 export interface AuthenticatedKey {
   readonly id: string;

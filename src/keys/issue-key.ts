@@ -1,5 +1,6 @@
-import type { ApiKeyRecord, ApiKeyStore } from '../store/types.ts';
+import type { ApiKeyStore } from '../store/types.ts';
 import { displayPrefix, generateApiKey, hashApiKey, newApiKeyId } from './api-key.ts';
+import type { ApiKeyRecord } from './api-key-record.ts';
 
 export interface IssueKeyInput {
   org: string;

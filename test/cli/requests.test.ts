@@ -6,11 +6,11 @@ import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { approveRequest, listRequests, type RequestStores, rejectRequest } from '../../src/cli/requests.ts';
 import { hashApiKey } from '../../src/keys/api-key.ts';
+import type { KeyRequestDraft } from '../../src/keys/key-request.ts';
 import { MemoryKeyRequestStore } from '../../src/store/memory/key-request-store.ts';
 import { openSqlite } from '../../src/store/sqlite/database.ts';
 import { SqliteKeyRequestStore } from '../../src/store/sqlite/key-request-store.ts';
 import { SqliteApiKeyStore } from '../../src/store/sqlite/key-store.ts';
-import type { KeyRequestDraft } from '../../src/store/types.ts';
 
 const run = promisify(execFile);
 const bin = join(import.meta.dirname, '../../bin/nerkh.js');

@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import type { CollectorStatus } from '../../src/collector/collector-status.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import type { SnapshotDraft } from '../../src/domain/rates.ts';
 import { type AppDeps, buildApp, type NerkhApp } from '../../src/http/app.ts';
@@ -7,7 +8,6 @@ import { createLogger } from '../../src/logger.ts';
 import { MemoryKeyRequestStore } from '../../src/store/memory/key-request-store.ts';
 import { MemoryApiKeyStore } from '../../src/store/memory/key-store.ts';
 import { MemorySnapshotStore } from '../../src/store/memory/snapshot-store.ts';
-import type { CollectorStatus } from '../../src/store/types.ts';
 
 export const publicUrl = 'https://rates.example.test';
 

@@ -2,10 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { type KeyRequestDraft, KeyRequestStateError } from '../../src/keys/key-request.ts';
 import { MemoryKeyRequestStore } from '../../src/store/memory/key-request-store.ts';
 import { openSqlite } from '../../src/store/sqlite/database.ts';
 import { SqliteKeyRequestStore } from '../../src/store/sqlite/key-request-store.ts';
-import { type KeyRequestDraft, KeyRequestStateError, type KeyRequestStore } from '../../src/store/types.ts';
+import type { KeyRequestStore } from '../../src/store/types.ts';
 
 const draft: KeyRequestDraft = {
   name: 'Sara Ahmadi',

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { CollectorStatus } from '../../src/collector/collector-status.ts';
 import type { SnapshotDraft } from '../../src/domain/rates.ts';
-import type { CollectorStatus, CollectorStatusStore, SnapshotStore } from '../../src/store/types.ts';
+import type { CollectorStatusStore, SnapshotStore } from '../../src/store/types.ts';
 
 export type ContractStore = SnapshotStore & CollectorStatusStore;
 

@@ -1,12 +1,12 @@
-import { newKeyRequest } from '../new-key-request.ts';
 import {
   type KeyRequest,
   type KeyRequestDecision,
   type KeyRequestDraft,
   KeyRequestStateError,
   type KeyRequestStatus,
-  type KeyRequestStore,
-} from '../types.ts';
+  newKeyRequest,
+} from '../../keys/key-request.ts';
+import type { KeyRequestStore } from '../types.ts';
 
 /** In-memory twin of SqliteKeyRequestStore for tests: same contract, nothing survives the process. */
 export class MemoryKeyRequestStore implements KeyRequestStore {

@@ -1,5 +1,6 @@
+import type { CollectorStatus } from '../../collector/collector-status.ts';
 import type { Snapshot, SnapshotDraft } from '../../domain/rates.ts';
-import type { CollectorStatus, CollectorStatusStore, SnapshotStore } from '../types.ts';
+import type { CollectorStatusStore, SnapshotStore } from '../types.ts';
 
 /** In-memory twin of SqliteSnapshotStore for tests: same contract, nothing survives the process. */
 export class MemorySnapshotStore implements SnapshotStore, CollectorStatusStore {

@@ -1,4 +1,5 @@
-import type { ApiKeyRecord, ApiKeyStore } from '../types.ts';
+import type { ApiKeyRecord } from '../../keys/api-key-record.ts';
+import type { ApiKeyStore } from '../types.ts';
 import type { SqliteDatabase } from './database.ts';
 
 const columns =

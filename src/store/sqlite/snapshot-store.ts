@@ -1,5 +1,6 @@
+import type { CollectorStatus } from '../../collector/collector-status.ts';
 import type { RateRow, Snapshot, SnapshotDraft } from '../../domain/rates.ts';
-import type { CollectorStatus, CollectorStatusStore, SnapshotStore } from '../types.ts';
+import type { CollectorStatusStore, SnapshotStore } from '../types.ts';
 import type { SqliteDatabase } from './database.ts';
 
 interface SnapshotRow {

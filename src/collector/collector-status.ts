@@ -1,0 +1,26 @@
+/**
+ * What the collector reports about itself: it writes this to the store so API-only instances, which
+ * run no collector, can serve it in `/v1/health`.
+ */
+
+export type SourceState = 'up' | 'degraded' | 'down';
+
+export interface SourceHealth {
+  source: string;
+  state: SourceState;
+  /** One line a person can act on, e.g. "reconnecting in 4.2 s after: stalled 30 s". */
+  detail: string;
+  /** Time of the last valid message from the source (ISO 8601), or null if none yet. */
+  last_message_at: string | null;
+  /** Ticks rejected as bad since the collector started. */
+  rejected: number;
+  reconnects: number;
+}
+
+export interface CollectorStatus {
+  /** When the collector wrote this report (ISO 8601); a stale report means a dead collector. */
+  reported_at: string;
+  /** Refresh interval the collector runs with, in seconds. */
+  refresh_seconds: number;
+  sources: SourceHealth[];
+}
