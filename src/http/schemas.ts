@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { SnapshotDraftSchema } from '../domain/rates.ts';
 
 /**
  * Response shapes of spec §2 as TypeBox schemas: they document the API in OpenAPI and tests check
@@ -6,38 +7,15 @@ import { Type } from 'typebox';
  */
 const DateTime = Type.String({ format: 'date-time' });
 
-export const RateSchema = Type.Object(
-  {
-    symbol: Type.String({ description: 'Currency ticker symbol', examples: ['BTC'] }),
-    name_fa: Type.String({ description: 'Persian name of the currency', examples: ['بیت‌کوین'] }),
-    sell_usdt: Type.Number({ description: 'Sell rate in tether (USDT)', exclusiveMinimum: 0 }),
-    sell_irt: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
-      description: 'Sell rate in toman (not rial); null when the tether rate is unknown',
-    }),
-    change_24h: Type.Union([Type.Number(), Type.Null()], { description: 'Percentage change over 24 hours' }),
-    as_of: Type.String({
-      format: 'date-time',
-      description: "Time of this currency's last price move; judge freshness by this, not by updated_at",
-    }),
-    url: Type.String({ format: 'uri', description: 'Page of the currency' }),
-  },
-  { additionalProperties: false },
-);
-
 export const RatesResponseSchema = Type.Object(
   {
     source: Type.String({ description: 'Origin label of the data' }),
     side: Type.Literal('sell', { description: 'Always sell: what a user pays to buy the currency' }),
-    usdt_irt: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
-      description: 'Sell rate of tether in toman',
-    }),
-    updated_at: Type.String({
-      format: 'date-time',
-      description: 'When the whole data set was last refreshed; not the time of any single currency',
-    }),
+    usdt_irt: SnapshotDraftSchema.properties.usdt_irt,
+    updated_at: SnapshotDraftSchema.properties.updated_at,
     disclaimer: Type.String({ description: 'The rates are informational' }),
     count: Type.Integer({ minimum: 0, description: 'Number of items in rates' }),
-    rates: Type.Array(RateSchema),
+    rates: SnapshotDraftSchema.properties.rates,
   },
   {
     additionalProperties: false,
