@@ -28,7 +28,7 @@ import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { buildIsCurrent } from '../bin/build-is-current.js';
 import { type Config, loadConfig } from '../src/config.ts';
-import { openStore } from '../src/store/open-store.ts';
+import { openSqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import { commitBenchSnapshot, issueBenchKeys } from './http/fixture.ts';
 import { type NerkhProcess, startNerkh } from './http/nerkh.ts';
 import { nginxBinary, type StaticServer, startNginx } from './http/nginx.ts';
@@ -216,9 +216,9 @@ async function measureFootprint(
   readyKey: string,
   etags: Record<ServerName, string>,
 ): Promise<{ peakRssMB: number; startups: number[] }> {
-  const rssStore = openStore(config);
+  const rssStore = openSqliteStore(config);
   await issueBenchKeys(rssStore, rssKeys - benchKeys, benchKeyLimit, keysFile);
-  rssStore.close();
+  await rssStore.close();
   const rssLog = join(work, 'nerkh-rss.log');
   nerkh = await startNerkh({
     dataDir,
@@ -278,10 +278,10 @@ try {
 
   // 1. The data an operator's nerkh would have: one snapshot of 200 coins and 10,000 issued keys.
   const config = loadConfig({ NERKH_DATA_DIR: dataDir, NERKH_PUBLIC_URL: publicUrl, LOG_LEVEL: 'silent' });
-  const store = openStore(config);
+  const store = openSqliteStore(config);
   const rows = await commitBenchSnapshot(store, config, coins);
   const [readyKey] = await issueBenchKeys(store, benchKeys, benchKeyLimit, keysFile);
-  store.close();
+  await store.close();
 
   // 2. nerkh as a user runs it, and nginx serving the exact bytes nerkh sends.
   nerkh = await startNerkh({

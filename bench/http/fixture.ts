@@ -6,7 +6,7 @@ import { type Catalog, parseCatalog } from '../../src/domain/catalog.ts';
 import { createPairMarket, seededRandom } from '../../src/feeds/simulator/market.ts';
 import { issueApiKey } from '../../src/keys/issue-key.ts';
 import { createLogger } from '../../src/logger.ts';
-import type { OpenedStore } from '../../src/store/open-store.ts';
+import type { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 
 /**
  * The data a bench server serves, written the way production writes it: a snapshot committed by
@@ -34,7 +34,7 @@ export function benchCatalog(coins: number): Catalog {
 
 /** Commits one snapshot of `coins` rows through the real collector; returns its row count. */
 export async function commitBenchSnapshot(
-  store: OpenedStore,
+  store: SqliteStore,
   config: Config,
   coins: number,
 ): Promise<number> {
@@ -69,7 +69,7 @@ export async function commitBenchSnapshot(
  * one transaction (one durable write instead of `count`); appends the plain keys to `keysFile`.
  */
 export async function issueBenchKeys(
-  store: OpenedStore,
+  store: SqliteStore,
   count: number,
   rateLimit: number,
   keysFile: string,

@@ -1,9 +1,7 @@
 import type { Command } from 'commander';
-import { loadCatalog } from '../collector/catalog-file.ts';
-import { startPipeline } from '../collector/pipeline.ts';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
-import { openStore, sqliteFileOf } from '../store/open-store.ts';
+import { startService } from '../service.ts';
 
 /**
  * `nerkh collect`: the collector alone (sources → collector → store), for a machine that only
@@ -27,24 +25,14 @@ NERKH_MARKUP_PCT, NERKH_MARKUP_OVERRIDES, NERKH_MAX_JUMP_PCT, LOG_LEVEL.`,
     )
     .action(async () => {
       const config = loadConfig();
-      const catalog = loadCatalog(config.NERKH_CATALOG);
       const logger = createLogger(config.LOG_LEVEL);
-      const store = openStore(config);
-      let pipeline: Awaited<ReturnType<typeof startPipeline>>;
-      try {
-        logger.info({ db: sqliteFileOf(config) }, 'store opened');
-        pipeline = await startPipeline({ config, catalog, store: store.snapshots, logger });
-      } catch (error) {
-        store.close();
-        throw error;
-      }
+      const service = await startService({ config, logger, role: 'collector' });
       const signal = await new Promise<NodeJS.Signals>((resolve) => {
         process.once('SIGINT', () => resolve('SIGINT'));
         process.once('SIGTERM', () => resolve('SIGTERM'));
       });
       logger.info({ signal }, 'stopping collector');
-      await pipeline.stop();
-      store.close();
+      await service.stop();
       logger.info('collector stopped');
     });
 }

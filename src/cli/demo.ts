@@ -9,7 +9,7 @@ import { ExchangeSimulator } from '../feeds/simulator/exchange-simulator.ts';
 import { exitOnSignals } from '../http/server.ts';
 import { issueApiKey } from '../keys/issue-key.ts';
 import { createLogger } from '../logger.ts';
-import { type RunningService, startService } from './serve.ts';
+import { type RunningService, startService } from '../service.ts';
 
 /** How long the demo waits for the first snapshot before giving up. */
 const firstSnapshotTimeoutMs = 30_000;

@@ -2,7 +2,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../config.ts';
 import type { ApiKeyRecord } from '../keys/api-key-record.ts';
 import { issueApiKey } from '../keys/issue-key.ts';
-import { openStore } from '../store/open-store.ts';
+import { type OpenedStore, openStore } from '../store/open-store.ts';
 import { table, terminalSafe, terminalSafeJson } from './terminal-output.ts';
 
 /** A key as operators see it: everything but the hash (the key itself is never stored). */
@@ -33,12 +33,12 @@ function parseExpiry(value: string): string {
 }
 
 /** Opens the store in NERKH_DATA_DIR for one command; SQLite WAL lets this run beside a server. */
-async function withKeyStore<T>(work: (store: ReturnType<typeof openStore>) => Promise<T>): Promise<T> {
-  const store = openStore(loadConfig());
+async function withKeyStore<T>(work: (store: OpenedStore) => Promise<T>): Promise<T> {
+  const store = await openStore(loadConfig());
   try {
     return await work(store);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

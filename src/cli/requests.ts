@@ -109,12 +109,12 @@ export async function rejectRequest(
 
 /** Opens the stores in NERKH_DATA_DIR for one command; SQLite WAL lets this run beside a server. */
 async function withStores(work: (stores: RequestStores) => Promise<string>): Promise<void> {
-  const store = openStore(loadConfig());
+  const store = await openStore(loadConfig());
   try {
     const output = await work({ keyRequests: store.keyRequests, keys: store.keys });
     process.stdout.write(`${output}\n`);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

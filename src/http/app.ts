@@ -6,10 +6,8 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import packageJson from '../../package.json' with { type: 'json' };
 import type { Config } from '../config.ts';
 import { KeyAuthenticator } from '../keys/authenticator.ts';
-import { MemoryRateLimiter } from '../limiter/memory-limiter.ts';
-import type { RateLimiter } from '../limiter/types.ts';
+import type { Limiters } from '../limiter/open-limiter.ts';
 import type { Logger } from '../logger.ts';
-import type { OpenedStore } from '../store/open-store.ts';
 import type { ApiKeyStore, CollectorStatusStore, KeyRequestStore, SnapshotStore } from '../store/types.ts';
 import { installAccessLog, requestIdOf } from './access-log.ts';
 import { apiKeyGuard } from './api-key-guard.ts';
@@ -38,8 +36,8 @@ export interface AppDeps {
   keys: ApiKeyStore;
   /** Key requests from the contact page. */
   keyRequests: KeyRequestStore;
-  /** Per-key limiter; defaults to the in-memory one (one process). */
-  limiter?: RateLimiter;
+  /** The per-key and invalid-key limiters (`openLimiter`); the caller closes them after the app. */
+  limiters: Limiters;
   /** Epoch milliseconds; tests pass a fake clock. */
   clock?: () => number;
   /** Poll period of the snapshot id and the key version (default 1 s). */
@@ -48,18 +46,6 @@ export interface AppDeps {
   lastUseFlushMs?: number;
   /** Invalid keys per client address per rate window before key checks pause (default 30). */
   failureLimit?: number;
-}
-
-/** The stores `buildApp` reads, from one opened store (it keeps the collector status beside the snapshots). */
-export function appStoresOf(
-  store: OpenedStore,
-): Pick<AppDeps, 'snapshots' | 'collectorStatus' | 'keys' | 'keyRequests'> {
-  return {
-    snapshots: store.snapshots,
-    collectorStatus: store.snapshots,
-    keys: store.keys,
-    keyRequests: store.keyRequests,
-  };
 }
 
 /** What route plugins (API, website, discovery) read, via `app.nerkh`. */
@@ -117,7 +103,8 @@ const collectorStatusCacheMs = 1000;
 /**
  * Builds the whole HTTP app and never listens (fastify/demo's app/server split): tests drive it
  * with `inject`, `server.ts` binds it to a port. Everything started here is stopped by
- * `app.close()` (onClose), which also flushes key last-use times; the stores stay the caller's.
+ * `app.close()` (onClose), which also flushes key last-use times; the stores and limiters stay
+ * the caller's.
  *
  * Route plugins registered here share one error shape (RFC 9457 problems from ./errors.ts), one
  * access log, the security headers, and the OpenAPI document built by @fastify/swagger from their
@@ -168,10 +155,7 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
     flushMs: deps.lastUseFlushMs ?? 30_000,
     validCacheSize: config.NERKH_KEY_CACHE_SIZE,
   });
-  const windowMs = config.NERKH_RATE_WINDOW_SECONDS * 1000;
-  const ownLimiter = deps.limiter === undefined ? new MemoryRateLimiter({ windowMs }) : null;
-  const limiter = deps.limiter ?? (ownLimiter as MemoryRateLimiter);
-  const failureLimiter = new MemoryRateLimiter({ windowMs });
+  const { requests: limiter, failedKeys: failureLimiter } = deps.limiters;
 
   let collectorCache: {
     atMs: number;
@@ -301,8 +285,6 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
   app.addHook('onClose', async () => {
     snapshots.close();
     await authenticator.close();
-    // A limiter passed in (shared, e.g. Redis) belongs to the caller, who closes it.
-    await Promise.all([ownLimiter?.close(), failureLimiter.close()]);
   });
 
   return app;

@@ -1,35 +1,28 @@
-import { join } from 'node:path';
-import type { Config } from '../config.ts';
-import { openSqlite, type SqliteDatabase } from './sqlite/database.ts';
-import { SqliteKeyRequestStore } from './sqlite/key-request-store.ts';
-import { SqliteApiKeyStore } from './sqlite/key-store.ts';
-import { SqliteSnapshotStore } from './sqlite/snapshot-store.ts';
+import { type Config, ConfigError } from '../config.ts';
+import { openSqliteStore } from './sqlite/sqlite-store.ts';
 import type { ApiKeyStore, CollectorStatusStore, KeyRequestStore, SnapshotStore } from './types.ts';
 
+/** Every storage capability, on the one backend the configuration selects. */
 export interface OpenedStore {
   snapshots: SnapshotStore & CollectorStatusStore;
   keys: ApiKeyStore;
   keyRequests: KeyRequestStore;
-  db: SqliteDatabase;
-  close(): void;
-}
-
-/** Path of the embedded database inside `NERKH_DATA_DIR`. */
-export function sqliteFileOf(config: Pick<Config, 'NERKH_DATA_DIR'>): string {
-  return join(config.NERKH_DATA_DIR, 'nerkh.db');
+  /** Where the data is kept, for the start-up log: a file path, never a password. */
+  location: string;
+  /** Releases the backend once nothing uses the stores any more. */
+  close(): Promise<void>;
 }
 
 /**
- * Opens the embedded SQLite store (`${NERKH_DATA_DIR}/nerkh.db`, created and migrated on first
- * use) and the stores built on it; `close()` closes the database once they are no longer used.
+ * Opens the store the configuration selects, the one place a backend is chosen: the embedded
+ * SQLite file in NERKH_DATA_DIR. NERKH_DATABASE_URL names a PostgreSQL server, which this build
+ * cannot use yet: start-up stops with a reason instead of ignoring the setting.
  */
-export function openStore(config: Config): OpenedStore {
-  const db = openSqlite(sqliteFileOf(config));
-  return {
-    snapshots: new SqliteSnapshotStore(db, config.NERKH_SNAPSHOT_RETENTION),
-    keys: new SqliteApiKeyStore(db),
-    keyRequests: new SqliteKeyRequestStore(db),
-    db,
-    close: () => db.close(),
-  };
+export async function openStore(config: Config): Promise<OpenedStore> {
+  if (config.NERKH_DATABASE_URL !== undefined) {
+    throw new ConfigError(
+      'NERKH_DATABASE_URL is set, but this build of nerkh has no PostgreSQL store yet; unset it to keep the data in SQLite in NERKH_DATA_DIR',
+    );
+  }
+  return openSqliteStore(config);
 }

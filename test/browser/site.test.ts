@@ -8,8 +8,10 @@ import { promisify } from 'node:util';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { appStoresOf, buildApp, type NerkhApp } from '../../src/http/app.ts';
+import { buildApp, type NerkhApp } from '../../src/http/app.ts';
+import { type Limiters, memoryLimiters } from '../../src/limiter/open-limiter.ts';
 import { createLogger } from '../../src/logger.ts';
+import { appStoresOf } from '../../src/service.ts';
 import { type OpenedStore, openStore } from '../../src/store/open-store.ts';
 import { markdownOutline } from '../http/site/outline.ts';
 import { snapshotDraft } from '../http/site/site-fixture.ts';
@@ -41,6 +43,7 @@ const pages = ['/', '/docs', '/docs/errors', '/coins', '/coins/BTC', '/contact',
 describe.skipIf(!available && !required)('website in Chromium', () => {
   let dataDir: string;
   let store: OpenedStore;
+  let limiters: Limiters;
   let app: NerkhApp;
   let server: Server;
   let origin: string;
@@ -55,7 +58,8 @@ describe.skipIf(!available && !required)('website in Chromium', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const config = loadConfig({ NERKH_PUBLIC_URL: origin, NERKH_DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
-    store = openStore(config);
+    store = await openStore(config);
+    limiters = memoryLimiters(config);
     // The fixture's times moved to now, as a running service would show them.
     const shiftMs = Date.now() - 60_000 - Date.parse(snapshotDraft.updated_at);
     const shifted = (iso: string) => new Date(Date.parse(iso) + shiftMs).toISOString();
@@ -72,6 +76,7 @@ describe.skipIf(!available && !required)('website in Chromium', () => {
       config,
       logger: createLogger('silent'),
       ...appStoresOf(store),
+      limiters,
     });
     await app.ready();
     server.on('request', (request, response) => app.routing(request, response));
@@ -94,7 +99,8 @@ describe.skipIf(!available && !required)('website in Chromium', () => {
     await browser?.close();
     await new Promise((resolve) => server?.close(resolve));
     await app?.close();
-    store?.close();
+    await limiters?.close();
+    await store?.close();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 

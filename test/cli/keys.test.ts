@@ -3,8 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { appStoresOf, buildApp } from '../../src/http/app.ts';
+import { buildApp } from '../../src/http/app.ts';
+import { memoryLimiters } from '../../src/limiter/open-limiter.ts';
 import { createLogger } from '../../src/logger.ts';
+import { appStoresOf } from '../../src/service.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { sampleSnapshot } from '../http/fixtures.ts';
 import { runCli } from './run-cli.ts';
@@ -93,13 +95,15 @@ describe('nerkh keys', () => {
 
   it('revokes while a server runs on the same data directory; the server refuses the key within 5 s', async () => {
     const config = loadConfig({ NERKH_DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
-    const store = openStore(config);
+    const store = await openStore(config);
     await store.snapshots.commitSnapshot(sampleSnapshot());
     const issued = JSON.parse((await keys('issue', '--org', 'A', '--purpose', 'p', '--json')).stdout);
+    const limiters = memoryLimiters(config);
     const app = await buildApp({
       config,
       logger: createLogger('silent'),
       ...appStoresOf(store),
+      limiters,
     });
     try {
       const get = () => app.inject({ url: '/v1/rates', headers: { 'x-api-key': issued.key } });
@@ -115,7 +119,8 @@ describe('nerkh keys', () => {
       expect(Date.now() - revokedAt).toBeLessThan(5000);
     } finally {
       await app.close();
-      store.close();
+      await limiters.close();
+      await store.close();
     }
   });
 

@@ -19,10 +19,10 @@ describe('nerkh serve', () => {
   it('--role api serves what is in the store (no collector), and exits 0 on SIGTERM', {
     timeout: 30_000,
   }, async () => {
-    const store = openStore(loadConfig({ NERKH_DATA_DIR: dataDir }));
+    const store = await openStore(loadConfig({ NERKH_DATA_DIR: dataDir }));
     await store.snapshots.commitSnapshot(sampleSnapshot(new Date().toISOString()));
     const { key } = await issueApiKey(store.keys, { org: 'A', purpose: 'p' });
-    store.close();
+    await store.close();
 
     const port = await freePort();
     const child = spawn(process.execPath, [binPath, 'serve', '--role', 'api'], {
@@ -50,6 +50,25 @@ describe('nerkh serve', () => {
       if (child.exitCode === null) child.kill('SIGKILL');
     }
   });
+
+  it.each([
+    ['NERKH_DATABASE_URL', 'postgres://nerkh@db.example/nerkh', 'no PostgreSQL store yet'],
+    ['NERKH_REDIS_URL', 'redis://cache.example:6379', 'no Redis limiter yet'],
+  ])(
+    'refuses to start with %s set (a backend this build lacks), in one line naming it',
+    async (name, url, lack) => {
+      const result = await runCli(['serve'], {
+        NERKH_DATA_DIR: dataDir,
+        PORT: String(await freePort()),
+        [name]: url,
+      });
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(
+        new RegExp(`^nerkh: ${name} is set, but this build of nerkh has ${lack}; unset it [^\n]+\n$`),
+      );
+    },
+  );
 
   it('refuses an unknown role with a one-line reason', async () => {
     const result = await runCli(['serve', '--role', 'everything'], { NERKH_DATA_DIR: dataDir });

@@ -68,7 +68,7 @@ describe('nerkh collect', () => {
     expect(typeof commit?.duration_ms).toBe('number');
     expect(lines.at(-1)?.msg).toBe('collector stopped');
 
-    const store = openStore(loadConfig({ NERKH_DATA_DIR: dataDir }));
+    const store = await openStore(loadConfig({ NERKH_DATA_DIR: dataDir }));
     try {
       const snapshot = await store.snapshots.latestSnapshot();
       expect(snapshot?.id).toBe(1);
@@ -76,7 +76,7 @@ describe('nerkh collect', () => {
       const status = await store.snapshots.getCollectorStatus();
       expect(status?.sources.map((source) => source.detail)).toEqual(['stopped', 'stopped']);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 

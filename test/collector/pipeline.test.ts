@@ -61,8 +61,8 @@ async function startRig(options: { usdtRialStart?: number; dataDir?: string; sim
     NERKH_BINANCE_REST_URL: sim.restBaseUrl,
     NERKH_NOBITEX_URL: sim.nobitexBaseUrl,
   });
-  const store = openStore(config);
-  cleanups.push(async () => store.close());
+  const store = await openStore(config);
+  cleanups.push(() => store.close());
   const logs: LogLine[] = [];
   const logger = createLogger('debug', { write: (line: string) => logs.push(JSON.parse(line) as LogLine) });
   const startedAt = Date.now();

@@ -4,6 +4,7 @@ import { type Config, loadConfig } from '../../src/config.ts';
 import type { SnapshotDraft } from '../../src/domain/rates.ts';
 import { type AppDeps, buildApp, type NerkhApp } from '../../src/http/app.ts';
 import { issueApiKey } from '../../src/keys/issue-key.ts';
+import { memoryLimiters } from '../../src/limiter/open-limiter.ts';
 import { createLogger } from '../../src/logger.ts';
 import { MemoryKeyRequestStore } from '../../src/store/memory/key-request-store.ts';
 import { MemoryApiKeyStore } from '../../src/store/memory/key-store.ts';
@@ -119,6 +120,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   };
   const first = await issue();
   const logger = options.logs ? createLogger('info', options.logs) : createLogger('silent');
+  const limiters = memoryLimiters(config);
   const app = await buildApp({
     config,
     logger,
@@ -126,8 +128,11 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     collectorStatus: snapshots,
     keys,
     keyRequests: new MemoryKeyRequestStore(),
+    limiters,
     clock: clock.now,
     ...options.deps,
   });
+  // The limiters are the caller's (as in the service); here they live exactly as long as the app.
+  app.addHook('onClose', () => limiters.close());
   return { app, key: first.key, keyId: first.id, keys, snapshots, clock, config, issue };
 }

@@ -98,8 +98,8 @@ describe('SqliteApiKeyStore across connections', () => {
 
   it('sees a revocation written by another connection (as the CLI does while a server runs)', async () => {
     const config = loadConfig({ NERKH_DATA_DIR: dataDir });
-    const server = openStore(config);
-    const cli = openStore(config);
+    const server = await openStore(config);
+    const cli = await openStore(config);
     try {
       const { record } = await issueApiKey(cli.keys, { org: 'A', purpose: 'p' });
       const version = await server.keys.apiKeysVersion();
@@ -108,18 +108,18 @@ describe('SqliteApiKeyStore across connections', () => {
       expect(await server.keys.apiKeysVersion()).not.toBe(version);
       expect((await server.keys.getApiKey(record.id))?.revoked_at).not.toBeNull();
     } finally {
-      server.close();
-      cli.close();
+      await server.close();
+      await cli.close();
     }
   });
 
   it('keeps an issued key across a reopen', async () => {
     const config = loadConfig({ NERKH_DATA_DIR: dataDir });
-    const first = openStore(config);
+    const first = await openStore(config);
     const { key } = await issueApiKey(first.keys, { org: 'A', purpose: 'p' });
-    first.close();
-    const second = openStore(config);
+    await first.close();
+    const second = await openStore(config);
     expect(await second.keys.findApiKeyByHash(hashApiKey(key))).not.toBeNull();
-    second.close();
+    await second.close();
   });
 });

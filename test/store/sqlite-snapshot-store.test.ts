@@ -1,9 +1,7 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
-import { openStore } from '../../src/store/open-store.ts';
 import { openSqlite, type SqliteDatabase } from '../../src/store/sqlite/database.ts';
 import { SqliteSnapshotStore } from '../../src/store/sqlite/snapshot-store.ts';
 import { describeSnapshotStoreContract, draftAt } from './snapshot-store-contract.ts';
@@ -68,22 +66,5 @@ describe('SqliteSnapshotStore on a file', () => {
     expect(await reader.latestSnapshotId()).toBe(0);
     const committed = await writer.commitSnapshot(draftAt(1));
     expect(await reader.latestSnapshot()).toEqual(committed);
-  });
-
-  it('is opened by openStore as nerkh.db in NERKH_DATA_DIR', async () => {
-    const config = loadConfig({ NERKH_DATA_DIR: join(dataDir, 'nested') });
-    const store = openStore(config);
-    try {
-      await store.snapshots.commitSnapshot(draftAt(0));
-    } finally {
-      store.close();
-    }
-    expect(existsSync(join(dataDir, 'nested', 'nerkh.db'))).toBe(true);
-    const again = openStore(config);
-    try {
-      expect(await again.snapshots.latestSnapshot()).toEqual({ id: 1, ...draftAt(0) });
-    } finally {
-      again.close();
-    }
   });
 });

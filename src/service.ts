@@ -1,0 +1,94 @@
+import { loadCatalog } from './collector/catalog-file.ts';
+import { type Pipeline, type PipelineTuning, startPipeline } from './collector/pipeline.ts';
+import type { Config } from './config.ts';
+import { type AppDeps, buildApp, type NerkhApp } from './http/app.ts';
+import { listen } from './http/server.ts';
+import { type Limiters, openLimiter } from './limiter/open-limiter.ts';
+import type { Logger } from './logger.ts';
+import { type OpenedStore, openStore } from './store/open-store.ts';
+
+/**
+ * The composition root: the one place the backends are opened and the parts of nerkh are put
+ * together, started and stopped. The commands (`serve`, `collect`, `demo`) only parse their options
+ * and call `startService`.
+ */
+
+export const roles = ['all', 'api', 'collector'] as const;
+export type Role = (typeof roles)[number];
+
+interface ServiceOptions {
+  config: Config;
+  logger: Logger;
+  role: Role;
+  /** Collector timings (the demo shortens the first commit's grace period). */
+  tuning?: PipelineTuning;
+}
+
+export interface RunningService {
+  /** Base URL the API listens on; null for the collector role. */
+  url: string | null;
+  store: OpenedStore;
+  /** Stops accepting, finishes in-flight requests, stops the collector, closes the backends. */
+  stop(): Promise<void>;
+}
+
+/** The stores `buildApp` reads, from one opened store (it keeps the collector status beside the snapshots). */
+export function appStoresOf(
+  store: OpenedStore,
+): Pick<AppDeps, 'snapshots' | 'collectorStatus' | 'keys' | 'keyRequests'> {
+  return {
+    snapshots: store.snapshots,
+    collectorStatus: store.snapshots,
+    keys: store.keys,
+    keyRequests: store.keyRequests,
+  };
+}
+
+/**
+ * Starts the parts of nerkh a role needs: `all` = collector and API in one process;
+ * `api` = API only, serving what a collector elsewhere commits to the same store; `collector` =
+ * sources → collector → store only. The backends are opened first, so a configuration they refuse
+ * stops start-up before any source is contacted. Whatever started is stopped again, in reverse
+ * order, if a later part fails.
+ */
+export async function startService({
+  config,
+  logger,
+  role,
+  tuning,
+}: ServiceOptions): Promise<RunningService> {
+  const catalog = role === 'api' ? null : loadCatalog(config.NERKH_CATALOG);
+  const store = await openStore(config);
+  logger.info({ role, db: store.location }, 'store opened');
+  let limiters: Limiters | null = null;
+  let pipeline: Pipeline | null = null;
+  let app: NerkhApp | null = null;
+  const stop = async () => {
+    await app?.close();
+    await pipeline?.stop();
+    await limiters?.close();
+    await store.close();
+  };
+  try {
+    // Only the API limits requests: a collector has no use for the limiter's backend.
+    if (role !== 'collector') limiters = await openLimiter(config);
+    if (catalog !== null) {
+      pipeline = await startPipeline({
+        config,
+        catalog,
+        store: store.snapshots,
+        logger,
+        ...(tuning ? { tuning } : {}),
+      });
+    }
+    let url: string | null = null;
+    if (limiters !== null) {
+      app = await buildApp({ config, logger, ...appStoresOf(store), limiters });
+      url = await listen(app, config.HOST, config.PORT);
+    }
+    return { url, store, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
