@@ -1,14 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { CollectorStatus } from '../../src/collector/collector-status.ts';
 import type { SnapshotDraft } from '../../src/domain/rates.ts';
+import type { OpenedStore } from '../../src/store/open-store.ts';
 import type { CollectorStatusStore, SnapshotStore } from '../../src/store/types.ts';
-
-export type ContractStore = SnapshotStore & CollectorStatusStore;
-
-export interface StoreFactory {
-  open(): Promise<ContractStore> | ContractStore;
-  close?(): Promise<void> | void;
-}
 
 export function draftAt(minute: number, usdtIrt: number | null = 105_299): SnapshotDraft {
   const at = (offset: number) => new Date(Date.UTC(2026, 2, 1, 10, minute, offset)).toISOString();
@@ -55,17 +49,20 @@ const status: CollectorStatus = {
 };
 
 /**
- * The behaviour every SnapshotStore + CollectorStatusStore must show, written once and run
- * against each implementation, so the in-memory twin used in tests cannot drift from SQLite.
+ * The behaviour every SnapshotStore + CollectorStatusStore must show, written once and run against
+ * each implementation (one line in its test file), so no backend can drift from the others.
+ * `open` gives a fresh, empty store for each test; the suite closes it after the test.
  */
-export function describeSnapshotStoreContract(name: string, factory: StoreFactory): void {
+export function describeSnapshotStoreContract(
+  name: string,
+  open: () => Promise<Pick<OpenedStore, 'snapshots' | 'close'>>,
+): void {
   describe(`${name}: snapshot store contract`, () => {
-    let store: ContractStore;
+    let store: SnapshotStore & CollectorStatusStore;
     beforeEach(async () => {
-      store = await factory.open();
-    });
-    afterEach(async () => {
-      await factory.close?.();
+      const opened = await open();
+      store = opened.snapshots;
+      return () => opened.close();
     });
 
     it('has no snapshot and id 0 before the first commit', async () => {

@@ -2,24 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openSqlite, type SqliteDatabase } from '../../src/store/sqlite/database.ts';
-import { SqliteSnapshotStore } from '../../src/store/sqlite/snapshot-store.ts';
-import { describeSnapshotStoreContract, draftAt } from './snapshot-store-contract.ts';
+import { openSqlite, type SqliteDatabase } from '../../../src/store/sqlite/database.ts';
+import { SqliteSnapshotStore } from '../../../src/store/sqlite/snapshot-store.ts';
+import { describeSnapshotStoreContract, draftAt } from '../snapshot-store-contract.ts';
+import { openTempSqliteStore } from './temp-sqlite-store.ts';
 
-let dir = '';
-let db: SqliteDatabase | null = null;
-
-describeSnapshotStoreContract('SqliteSnapshotStore', {
-  open: () => {
-    dir = mkdtempSync(join(tmpdir(), 'nerkh-sqlite-'));
-    db = openSqlite(join(dir, 'nerkh.db'));
-    return new SqliteSnapshotStore(db, 1000);
-  },
-  close: () => {
-    db?.close();
-    rmSync(dir, { recursive: true, force: true });
-  },
-});
+describeSnapshotStoreContract('SqliteSnapshotStore', openTempSqliteStore);
 
 describe('SqliteSnapshotStore on a file', () => {
   let dataDir: string;

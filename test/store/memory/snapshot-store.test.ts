@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { MemorySnapshotStore } from '../../src/store/memory/snapshot-store.ts';
-import { describeSnapshotStoreContract, draftAt } from './snapshot-store-contract.ts';
+import { MemorySnapshotStore } from '../../../src/store/memory/snapshot-store.ts';
+import { describeSnapshotStoreContract, draftAt } from '../snapshot-store-contract.ts';
+import { openMemoryStore } from './memory-store.ts';
 
-describeSnapshotStoreContract('MemorySnapshotStore', { open: () => new MemorySnapshotStore() });
+describeSnapshotStoreContract('MemorySnapshotStore', openMemoryStore);
 
 describe('MemorySnapshotStore', () => {
   it('keeps serving the latest snapshot past its retention bound', async () => {

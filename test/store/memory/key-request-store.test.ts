@@ -1,0 +1,4 @@
+import { describeKeyRequestStoreContract } from '../key-request-store-contract.ts';
+import { openMemoryStore } from './memory-store.ts';
+
+describeKeyRequestStoreContract('MemoryKeyRequestStore', openMemoryStore);

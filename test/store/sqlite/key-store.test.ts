@@ -1,0 +1,50 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/config.ts';
+import { hashApiKey } from '../../../src/keys/api-key.ts';
+import { issueApiKey } from '../../../src/keys/issue-key.ts';
+import { openStore } from '../../../src/store/open-store.ts';
+import { describeKeyStoreContract } from '../key-store-contract.ts';
+import { openTempSqliteStore } from './temp-sqlite-store.ts';
+
+describeKeyStoreContract('SqliteApiKeyStore', openTempSqliteStore);
+
+describe('SqliteApiKeyStore across connections', () => {
+  let dataDir: string;
+  beforeEach(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'nerkh-keys-'));
+  });
+  afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('sees a revocation written by another connection (as the CLI does while a server runs)', async () => {
+    const config = loadConfig({ NERKH_DATA_DIR: dataDir });
+    const server = await openStore(config);
+    const cli = await openStore(config);
+    try {
+      const { record } = await issueApiKey(cli.keys, { org: 'A', purpose: 'p' });
+      const version = await server.keys.apiKeysVersion();
+      expect((await server.keys.getApiKey(record.id))?.revoked_at).toBeNull();
+      await cli.keys.revokeApiKey(record.id);
+      expect(await server.keys.apiKeysVersion()).not.toBe(version);
+      expect((await server.keys.getApiKey(record.id))?.revoked_at).not.toBeNull();
+    } finally {
+      await server.close();
+      await cli.close();
+    }
+  });
+
+  it('keeps an issued key across a reopen', async () => {
+    const config = loadConfig({ NERKH_DATA_DIR: dataDir });
+    const first = await openStore(config);
+    const { key } = await issueApiKey(first.keys, { org: 'A', purpose: 'p' });
+    await first.close();
+    const second = await openStore(config);
+    try {
+      expect(await second.keys.findApiKeyByHash(hashApiKey(key))).not.toBeNull();
+    } finally {
+      await second.close();
+    }
+  });
+});
