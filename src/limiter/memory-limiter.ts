@@ -138,11 +138,11 @@ export class MemoryRateLimiter implements RateLimiter {
   }
 
   take(key: string, limit: number, nowMs: number): RateLimitDecision {
-    return this.decide(key, limit, nowMs, true);
+    return this.#decide(key, limit, nowMs, true);
   }
 
   peek(key: string, limit: number, nowMs: number): RateLimitDecision {
-    return this.decide(key, limit, nowMs, false);
+    return this.#decide(key, limit, nowMs, false);
   }
 
   async close(): Promise<void> {
@@ -164,7 +164,7 @@ export class MemoryRateLimiter implements RateLimiter {
   }
 
   /** Core of take/peek. */
-  decide(key: string, limit: number, requestedNowMs: number, admit: boolean): RateLimitDecision {
+  #decide(key: string, limit: number, requestedNowMs: number, admit: boolean): RateLimitDecision {
     this.#sweep(requestedNowMs);
     const tracked = this.#rings.get(key);
     if (tracked === undefined) {
