@@ -13,7 +13,7 @@ import { crc32 } from 'node:zlib';
 const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const bodyLength = 22;
 const checksumLength = 6;
-export const apiKeyPrefix = 'nerkh_';
+const apiKeyPrefix = 'nerkh_';
 const keyPattern = /^nerkh_([0-9A-Za-z]{22})_([0-9A-Za-z]{6})$/;
 /** Every key has this many characters: anything else is refused before it is even hashed. */
 export const apiKeyLength = apiKeyPrefix.length + bodyLength + 1 + checksumLength;

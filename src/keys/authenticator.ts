@@ -31,7 +31,7 @@ class ValidKey implements AuthenticatedKey {
   }
 }
 
-export interface KeyAuthenticatorOptions {
+interface KeyAuthenticatorOptions {
   store: ApiKeyStore;
   logger: Logger;
   clock?: () => number;

@@ -2,7 +2,7 @@ import type { ApiKeyStore } from '../store/types.ts';
 import { displayPrefix, generateApiKey, hashApiKey, newApiKeyId } from './api-key.ts';
 import type { ApiKeyRecord } from './api-key-record.ts';
 
-export interface IssueKeyInput {
+interface IssueKeyInput {
   org: string;
   purpose: string;
   contact?: string | null;
@@ -12,11 +12,11 @@ export interface IssueKeyInput {
   expiresAt?: string | null;
 }
 
-export class IssueKeyError extends Error {
+class IssueKeyError extends Error {
   override name = 'IssueKeyError';
 }
 
-export interface IssuedKey {
+interface IssuedKey {
   record: ApiKeyRecord;
   /** The plain key. It exists only here: the store keeps its hash, so it cannot be shown again. */
   key: string;

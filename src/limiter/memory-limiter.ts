@@ -100,7 +100,7 @@ class AdmissionRing {
   }
 }
 
-export interface MemoryRateLimiterOptions {
+interface MemoryRateLimiterOptions {
   windowMs: number;
   /**
    * Bound on tracked keys, so a flood of distinct keys (e.g. client addresses for the failed-key
