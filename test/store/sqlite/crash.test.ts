@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openSqlite } from '../../src/store/sqlite/database.ts';
-import { SqliteSnapshotStore } from '../../src/store/sqlite/snapshot-store.ts';
-import { buildTestApp } from '../http/fixtures.ts';
+import { openSqlite } from '../../../src/store/sqlite/database.ts';
+import { SqliteSnapshotStore } from '../../../src/store/sqlite/snapshot-store.ts';
+import { buildTestApp } from '../../http/fixtures.ts';
 import { crashDraft, seqOf } from './fixtures/crash-draft.ts';
 
 const writer = fileURLToPath(new URL('./fixtures/crash-writer.ts', import.meta.url));
