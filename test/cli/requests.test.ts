@@ -5,29 +5,29 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { approveRequest, listRequests, type RequestStores, rejectRequest } from '../../src/cli/requests.ts';
+import { loadConfig } from '../../src/config.ts';
 import { hashApiKey } from '../../src/keys/api-key.ts';
 import type { KeyRequestDraft } from '../../src/keys/key-request.ts';
 import { MemoryKeyRequestStore } from '../../src/store/memory/key-request-store.ts';
-import { openSqlite } from '../../src/store/sqlite/database.ts';
-import { SqliteKeyRequestStore } from '../../src/store/sqlite/key-request-store.ts';
-import { SqliteApiKeyStore } from '../../src/store/sqlite/key-store.ts';
+import { openStore } from '../../src/store/open-store.ts';
 
 const run = promisify(execFile);
 const bin = join(import.meta.dirname, '../../bin/nerkh.js');
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const cleanup of cleanups.splice(0)) cleanup();
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
-function dataDir(): { dir: string; stores: RequestStores } {
+/** A data directory with its store open, as the commands open it. */
+async function dataDir(): Promise<{ dir: string; stores: RequestStores }> {
   const dir = mkdtempSync(join(tmpdir(), 'nerkh-cli-requests-'));
-  const db = openSqlite(join(dir, 'nerkh.db'));
-  cleanups.push(() => {
-    db.close();
+  const store = await openStore(loadConfig({ NERKH_DATA_DIR: dir }));
+  cleanups.push(async () => {
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  return { dir, stores: { keyRequests: new SqliteKeyRequestStore(db), keys: new SqliteApiKeyStore(db) } };
+  return { dir, stores: store };
 }
 
 const draft: KeyRequestDraft = {
@@ -53,7 +53,7 @@ async function nerkh(dir: string, ...args: string[]) {
 
 describe('requests list', () => {
   it('shows each request with its id, state and what the requester typed', async () => {
-    const { stores } = dataDir();
+    const { stores } = await dataDir();
     const request = await stores.keyRequests.createKeyRequest(draft, new Date('2025-06-01T10:00:00Z'));
     const output = await listRequests(stores, {});
     expect(output.split('\n')[0]).toMatch(/^ID\s+STATUS\s+RECEIVED\s+ORG\s+NAME\s+EMAIL\s+PURPOSE$/);
@@ -76,7 +76,7 @@ describe('requests list', () => {
   });
 
   it('filters by status and says so when nothing matches', async () => {
-    const { stores } = dataDir();
+    const { stores } = await dataDir();
     await stores.keyRequests.createKeyRequest(draft);
     expect(await listRequests(stores, { status: 'approved' })).toBe('No approved key requests.');
     const empty = { ...stores, keyRequests: new MemoryKeyRequestStore() };
@@ -84,7 +84,7 @@ describe('requests list', () => {
   });
 
   it('never sends terminal control sequences or bidi overrides from a request to the terminal', async () => {
-    const { stores } = dataDir();
+    const { stores } = await dataDir();
     await stores.keyRequests.createKeyRequest({
       ...draft,
       name: '\u001b[2J\u001b]0;pwned\u0007',
@@ -106,7 +106,7 @@ describe('requests list', () => {
 
 describe('requests approve and reject', () => {
   it('issues a working key for the organisation, records its id, and prints the key once', async () => {
-    const { stores } = dataDir();
+    const { stores } = await dataDir();
     const request = await stores.keyRequests.createKeyRequest(draft);
     const output = await approveRequest(stores, request.id, {});
     const key = output.split('\n').at(-1) as string;
@@ -119,7 +119,7 @@ describe('requests approve and reject', () => {
   });
 
   it('passes a per-key limit through and prints JSON on request', async () => {
-    const { stores } = dataDir();
+    const { stores } = await dataDir();
     const request = await stores.keyRequests.createKeyRequest(draft);
     const json = JSON.parse(await approveRequest(stores, request.id, { json: true, limit: 120 }));
     expect(json.request).toMatchObject({ id: request.id, status: 'approved', key_id: json.key_id });
@@ -127,7 +127,7 @@ describe('requests approve and reject', () => {
   });
 
   it('refuses to decide a request twice or one that does not exist', async () => {
-    const { stores } = dataDir();
+    const { stores } = await dataDir();
     const request = await stores.keyRequests.createKeyRequest(draft);
     expect(await rejectRequest(stores, request.id, {})).toContain(`Rejected ${request.id} (Kavir Analytics)`);
     await expect(approveRequest(stores, request.id, {})).rejects.toThrow(
@@ -142,7 +142,7 @@ describe('requests approve and reject', () => {
 
 describe('nerkh requests (the command)', () => {
   it('lists, approves and rejects in a data directory, exiting non-zero with a one-line reason on failure', async () => {
-    const { dir, stores } = dataDir();
+    const { dir, stores } = await dataDir();
     const first = await stores.keyRequests.createKeyRequest(draft);
     const second = await stores.keyRequests.createKeyRequest({ ...draft, org: 'Other Org' });
 
