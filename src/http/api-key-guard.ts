@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHo
 import type { AuthenticatedKey, KeyAuthenticator } from '../keys/authenticator.ts';
 import type { MaybePromise, RateLimitDecision, RateLimiter } from '../limiter/types.ts';
 import { queryCarriesKey } from './access-log.ts';
-import { type ProblemError, problem } from './errors.ts';
+import { type ProblemError, problem } from './error-catalog.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

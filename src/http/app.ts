@@ -14,14 +14,14 @@ import type { ApiKeyStore, CollectorStatusStore, KeyRequestStore, SnapshotStore 
 import { installAccessLog, requestIdOf } from './access-log.ts';
 import { apiKeyGuard } from './api-key-guard.ts';
 import { discoveryPlugin } from './discovery/plugin.ts';
-import { assessHealth, type HealthReport } from './health.ts';
+import { assessHealth, type HealthReport } from './health-assessment.ts';
 import {
   clientErrorHandler,
   connectHandler,
   expectationHandler,
   frameworkErrorHandler,
   installProblemHandlers,
-} from './problems.ts';
+} from './problem-handlers.ts';
 import { lazyRequestLogger } from './request-logger.ts';
 import { ResponseHeaders } from './response-headers.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -119,7 +119,7 @@ const collectorStatusCacheMs = 1000;
  * with `inject`, `server.ts` binds it to a port. Everything started here is stopped by
  * `app.close()` (onClose), which also flushes key last-use times; the stores stay the caller's.
  *
- * Route plugins registered here share one error shape (RFC 9457 problems from ./errors.ts), one
+ * Route plugins registered here share one error shape (RFC 9457 problems from ./error-catalog.ts), one
  * access log, the security headers, and the OpenAPI document built by @fastify/swagger from their
  * route schemas (`app.swagger()`): only `/v1/...` routes are documented, with `/v1` as the server URL.
  */

@@ -1,6 +1,6 @@
 import { Value } from 'typebox/value';
 import { afterEach, describe, expect, it } from 'vitest';
-import { assessHealth } from '../../src/http/health.ts';
+import { assessHealth } from '../../src/http/health-assessment.ts';
 import { HealthSchema } from '../../src/http/schemas.ts';
 import type { CollectorStatus, SourceState } from '../../src/store/types.ts';
 import { buildTestApp, healthyCollector, sampleSnapshot, type TestApp } from './fixtures.ts';

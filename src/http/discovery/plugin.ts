@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Snapshot } from '../../domain/rates.ts';
-import type { HealthReport } from '../health.ts';
+import type { HealthReport } from '../health-assessment.ts';
 import { type ContentSources, loadContentSources } from '../site/content.ts';
 import { estimateTokens } from '../site/markdown.ts';
 import { SitePages, type SiteSettings } from '../site/pages.ts';

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { problemResponse } from '../errors.ts';
+import { problemResponse } from '../error-catalog.ts';
 import { HealthSchema } from '../schemas.ts';
 
 const healthContentType = 'application/health+json';

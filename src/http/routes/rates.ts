@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { negotiateContentCoding } from '../content-coding.ts';
-import { problem, problemResponse } from '../errors.ts';
+import { problem, problemResponse } from '../error-catalog.ts';
 import { RatesResponseSchema } from '../schemas.ts';
 import type { EncodedBody, SnapshotView } from '../snapshot-cache.ts';
 

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Snapshot } from '../../domain/rates.ts';
-import { type ErrorCode, errorCatalog, errorCodes } from '../errors.ts';
-import type { HealthReport } from '../health.ts';
+import { type ErrorCode, errorCatalog, errorCodes } from '../error-catalog.ts';
+import type { HealthReport } from '../health-assessment.ts';
 import { type ContentName, type ContentSources, fillTemplate } from './content.ts';
 import { formatAge, formatChange, formatTime, formatToman, formatUsdt } from './format.ts';
 import { escapeMarkdown } from './markdown.ts';

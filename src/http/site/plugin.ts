@@ -3,9 +3,9 @@ import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Snapshot } from '../../domain/rates.ts';
 import type { KeyRequestStore } from '../../store/types.ts';
-import { problem } from '../errors.ts';
-import type { HealthReport } from '../health.ts';
-import { pathOf } from '../problems.ts';
+import { problem } from '../error-catalog.ts';
+import type { HealthReport } from '../health-assessment.ts';
+import { pathOf } from '../problem-handlers.ts';
 import {
   emptyValues,
   errorNotice,

@@ -3,7 +3,7 @@ import { createConfig, lintFromString } from '@redocly/openapi-core';
 import type { TSchema } from 'typebox';
 import { Value } from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ProblemSchema } from '../../../src/http/errors.ts';
+import { ProblemSchema } from '../../../src/http/error-catalog.ts';
 import { HealthSchema, RatesResponseSchema } from '../../../src/http/schemas.ts';
 import { buildTestApp, publicUrl, type TestApp } from '../fixtures.ts';
 

@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { SnapshotDraft } from '../../../src/domain/rates.ts';
-import { assessHealth } from '../../../src/http/health.ts';
-import { installProblemHandlers } from '../../../src/http/problems.ts';
+import { assessHealth } from '../../../src/http/health-assessment.ts';
+import { installProblemHandlers } from '../../../src/http/problem-handlers.ts';
 import { sitePlugin } from '../../../src/http/site/plugin.ts';
 import { MemoryKeyRequestStore } from '../../../src/store/memory/key-request-store.ts';
 import { MemorySnapshotStore } from '../../../src/store/memory/snapshot-store.ts';

@@ -8,7 +8,7 @@ import {
   problem,
   problemContentType,
   problemDocument,
-} from './errors.ts';
+} from './error-catalog.ts';
 
 /** Methods a route could be registered for; the 405 answer lists those the path does support. */
 const routableMethods = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;

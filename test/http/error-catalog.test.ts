@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { errorCatalog, errorCodes, errorTypeUrl, problem, problemDocument } from '../../src/http/errors.ts';
+import {
+  errorCatalog,
+  errorCodes,
+  errorTypeUrl,
+  problem,
+  problemDocument,
+} from '../../src/http/error-catalog.ts';
 
 describe('error catalog', () => {
   it.each(errorCodes)('%s is documented: status, title, description and a /docs/errors anchor', (code) => {
