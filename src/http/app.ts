@@ -92,25 +92,6 @@ export type NerkhApp = FastifyInstance<
   TypeBoxTypeProvider
 >;
 
-/**
- * Fastify's trustProxy from NERKH_TRUST_PROXY: off, a hop count, or the proxies' addresses. Behind
- * a load balancer the socket peer is the balancer, so without this every client would share one
- * address and one client's guessing would pause key checks for all.
- */
-function trustProxyOf(setting: string): boolean | string[] | ((address: string, hop: number) => boolean) {
-  const value = setting.trim();
-  if (value === '') return false;
-  if (/^\d+$/.test(value)) {
-    // A hop count: trust the nearest N addresses (proxy-addr's trust function receives the hop index).
-    const hops = Number(value);
-    return (_address, hop) => hop < hops;
-  }
-  return value
-    .split(',')
-    .map((part) => part.trim())
-    .filter((part) => part !== '');
-}
-
 /** How long a cached collector report is reused, so unauthenticated health polls cannot load the store. */
 const collectorStatusCacheMs = 1000;
 
@@ -136,7 +117,7 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
     genReqId: requestIdOf,
     childLoggerFactory: lazyRequestLogger,
     requestIdHeader: false,
-    trustProxy: trustProxyOf(config.NERKH_TRUST_PROXY),
+    trustProxy: config.trustProxy,
     clientErrorHandler: clientErrorHandler(config.publicUrl),
     frameworkErrors: frameworkErrorHandler(config.publicUrl),
     // While closing, requests on open connections are still answered (graceful shutdown); Fastify's
