@@ -3,6 +3,7 @@ import type { AuthenticatedKey, KeyAuthenticator } from '../keys/authenticator.t
 import type { MaybePromise, RateLimitDecision, RateLimiter } from '../limiter/types.ts';
 import { queryCarriesKey } from './access-log.ts';
 import { type ProblemError, problem } from './error-catalog.ts';
+import { queryOf } from './request-target.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -45,8 +46,8 @@ function resume<T>(value: Promise<T>, done: Done, next: (settled: T) => void): v
 }
 
 function missingKey(url: string): ProblemError {
-  const query = url.indexOf('?');
-  const inQuery = query !== -1 && queryCarriesKey(url.slice(query + 1));
+  const query = queryOf(url);
+  const inQuery = query !== undefined && queryCarriesKey(query);
   // RFC 9110 §15.5.2: a 401 carries WWW-Authenticate naming how to authenticate.
   return problem(
     'missing-api-key',

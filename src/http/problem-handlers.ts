@@ -9,6 +9,7 @@ import {
   problemContentType,
   problemDocument,
 } from './error-catalog.ts';
+import { pathOf } from './request-target.ts';
 
 /** Methods a route could be registered for; the 405 answer lists those the path does support. */
 const routableMethods = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
@@ -24,11 +25,6 @@ const codeForStatus: Record<number, ErrorCode> = {
   415: 'unsupported-media-type',
   431: 'request-header-fields-too-large',
 };
-
-export function pathOf(url: string): string {
-  const query = url.indexOf('?');
-  return query === -1 ? url : url.slice(0, query);
-}
 
 /** Turns anything thrown during a request into a catalog problem; unknown faults become a bare 500. */
 export function toProblem(error: FastifyError | Error): ProblemError {

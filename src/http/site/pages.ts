@@ -51,6 +51,11 @@ export class SitePages {
     this.#sources = sources;
   }
 
+  /** Origin every link on the pages starts with. */
+  get publicUrl(): string {
+    return this.#sources.settings.publicUrl;
+  }
+
   /** Values every source may use. */
   #common(): Record<string, string> {
     const { settings } = this.#sources;
