@@ -6,7 +6,8 @@ import { assessHealth, type HealthReport } from './health-assessment.ts';
 const collectorStatusCacheMs = 1000;
 
 export interface HealthSources {
-  collectorStatus: CollectorStatusStore;
+  /** Only read here; the collector writes it. */
+  collectorStatus: Pick<CollectorStatusStore, 'getCollectorStatus'>;
   /** The served snapshot, or null before the first commit. */
   currentSnapshot(): Snapshot | null;
   /** Epoch milliseconds. */
