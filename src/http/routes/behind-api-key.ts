@@ -5,7 +5,7 @@ export interface BehindApiKeyOptions {
   /** The key check and per-key rate limit (../api-key-guard.ts). */
   requireApiKey: onRequestHookHandler;
   /** Adds the routes that answer only to a valid key; whatever it registers is behind the check. */
-  routes(api: NerkhApp): PromiseLike<unknown> | undefined;
+  routes(api: NerkhApp): PromiseLike<unknown>;
 }
 
 /**
