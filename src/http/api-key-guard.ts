@@ -12,7 +12,7 @@ declare module 'fastify' {
   }
 }
 
-export interface ApiKeyGuardOptions {
+interface ApiKeyGuardOptions {
   authenticator: KeyAuthenticator;
   /** Per-key request limit (design §2). */
   limiter: RateLimiter;
@@ -26,7 +26,7 @@ export interface ApiKeyGuardOptions {
 }
 
 /** The one limit policy, named as draft-ietf-httpapi-ratelimit-headers names policies. */
-export const ratePolicyName = 'default';
+const ratePolicyName = 'default';
 
 type Done = HookHandlerDoneFunction;
 

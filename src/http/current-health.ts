@@ -5,7 +5,7 @@ import { assessHealth, type HealthReport } from './health-assessment.ts';
 /** How long a collector report is reused, so unauthenticated health polls cannot load the store. */
 const collectorStatusCacheMs = 1000;
 
-export interface HealthSources {
+interface HealthSources {
   /** Only read here; the collector writes it. */
   collectorStatus: Pick<CollectorStatusStore, 'getCollectorStatus'>;
   /** The served snapshot, or null before the first commit. */

@@ -27,7 +27,7 @@ const codeForStatus: Record<number, ErrorCode> = {
 };
 
 /** Turns anything thrown during a request into a catalog problem; unknown faults become a bare 500. */
-export function toProblem(error: FastifyError | Error): ProblemError {
+function toProblem(error: FastifyError | Error): ProblemError {
   if (error instanceof ProblemError) return error;
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) return problem('invalid-request', fastifyError.message);
@@ -40,7 +40,7 @@ export function toProblem(error: FastifyError | Error): ProblemError {
   return problem('internal-error', 'The service failed to answer this request; the fault has been logged.');
 }
 
-export function sendProblem(reply: FastifyReply, publicUrl: string, error: ProblemError): FastifyReply {
+function sendProblem(reply: FastifyReply, publicUrl: string, error: ProblemError): FastifyReply {
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   return reply
     .code(error.status)

@@ -5,7 +5,7 @@ import { apiCatalogContentType, apiCatalogLink, apiCatalogPath, buildApiCatalog 
 import { buildLlmsFullTxt, buildLlmsTxt } from './llms.ts';
 import { publishSkill, skillIndexPath, skillPath } from './skill.ts';
 
-export interface DiscoveryOptions {
+interface DiscoveryOptions {
   /** The website's pages: llms.txt, llms-full.txt and SKILL.md are built from the same sources. */
   pages: SitePages;
 }

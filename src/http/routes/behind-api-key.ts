@@ -1,7 +1,7 @@
 import type { onRequestHookHandler } from 'fastify';
 import type { NerkhApp } from '../app.ts';
 
-export interface BehindApiKeyOptions {
+interface BehindApiKeyOptions {
   /** The key check and per-key rate limit (../api-key-guard.ts). */
   requireApiKey: onRequestHookHandler;
   /** Adds the routes that answer only to a valid key; whatever it registers is behind the check. */

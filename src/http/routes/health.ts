@@ -4,7 +4,7 @@ import { problemResponse } from '../error-catalog.ts';
 import type { HealthReport } from '../health-assessment.ts';
 import { HealthSchema } from '../schemas.ts';
 
-export interface HealthRouteOptions {
+interface HealthRouteOptions {
   /** The service's health right now (../current-health.ts). */
   health(): Promise<HealthReport>;
 }

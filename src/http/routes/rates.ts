@@ -6,7 +6,7 @@ import type { ResponseHeaders } from '../response-headers.ts';
 import { RatesResponseSchema } from '../schemas.ts';
 import type { EncodedBody, SnapshotCache, SnapshotView } from '../snapshot-cache.ts';
 
-export interface RatesRouteOptions {
+interface RatesRouteOptions {
   /** The served snapshot: `snapshots.current()` is null before the first commit. */
   snapshots: SnapshotCache;
   /** Epoch milliseconds; Cache-Control counts down to the next refresh from it. */

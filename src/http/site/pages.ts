@@ -11,7 +11,7 @@ import { escapeMarkdown } from './markdown.ts';
  * this module computes for it; the plugin renders the result as HTML or sends it as Markdown.
  */
 
-export interface SiteSettings {
+interface SiteSettings {
   publicUrl: string;
   disclaimer: string;
   sourceLabel: string;
@@ -32,7 +32,7 @@ export interface Page {
   canonical?: boolean;
 }
 
-export interface PageSources {
+interface PageSources {
   settings: SiteSettings;
   content: ContentSources;
   /** The served snapshot, or null before the first commit. */

@@ -20,7 +20,7 @@ import { createMarkdownRenderer, estimateTokens } from './markdown.ts';
 import { choosePageForm } from './negotiate.ts';
 import { type Page, type SitePages, symbolPattern } from './pages.ts';
 
-export interface SiteOptions {
+interface SiteOptions {
   /** The pages, shared with the discovery documents that include them. */
   pages: SitePages;
   keyRequests: KeyRequestStore;
