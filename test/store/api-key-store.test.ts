@@ -116,10 +116,17 @@ describe('SqliteApiKeyStore across connections', () => {
   it('keeps an issued key across a reopen', async () => {
     const config = loadConfig({ NERKH_DATA_DIR: dataDir });
     const first = openStore(config);
-    const { key } = await issueApiKey(first.keys, { org: 'A', purpose: 'p' });
-    first.close();
+    let key: string;
+    try {
+      ({ key } = await issueApiKey(first.keys, { org: 'A', purpose: 'p' }));
+    } finally {
+      first.close();
+    }
     const second = openStore(config);
-    expect(await second.keys.findApiKeyByHash(hashApiKey(key))).not.toBeNull();
-    second.close();
+    try {
+      expect(await second.keys.findApiKeyByHash(hashApiKey(key))).not.toBeNull();
+    } finally {
+      second.close();
+    }
   });
 });
