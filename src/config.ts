@@ -62,6 +62,11 @@ export interface Config extends RawConfig {
   /** Per-symbol markup overrides in percent, from `NERKH_MARKUP_OVERRIDES` (`BTC=0.5,ETH=1`). */
   markupOverrides: ReadonlyMap<string, number>;
   coinUrlTemplate: string;
+  /**
+   * Fastify's `trustProxy`, from `NERKH_TRUST_PROXY`: off, the proxies' addresses, or for a hop
+   * count proxy-addr's trust function (it receives each address and its hop index).
+   */
+  trustProxy: false | string[] | ((address: string, hop: number) => boolean);
 }
 
 export class ConfigError extends Error {
@@ -85,6 +90,24 @@ function parseOverrides(text: string): Map<string, number> {
     overrides.set(match[1].toUpperCase(), Number(match[2]));
   }
   return overrides;
+}
+
+/**
+ * Behind a load balancer the socket peer is the balancer, so without this every client would share
+ * one address and one client's guessing would pause key checks for all.
+ */
+function parseTrustProxy(setting: string): Config['trustProxy'] {
+  const value = setting.trim();
+  if (value === '') return false;
+  if (/^\d+$/.test(value)) {
+    // A hop count: trust the nearest N addresses.
+    const hops = Number(value);
+    return (_address, hop) => hop < hops;
+  }
+  return value
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
 }
 
 /** Reads, converts and validates the configuration; throws ConfigError naming each bad variable. */
@@ -114,6 +137,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl,
     markupOverrides: parseOverrides(config.NERKH_MARKUP_OVERRIDES),
     coinUrlTemplate: config.NERKH_COIN_URL_TEMPLATE ?? `${publicUrl}/coins/{symbol}`,
+    trustProxy: parseTrustProxy(config.NERKH_TRUST_PROXY),
   };
 }
 

@@ -56,6 +56,18 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ PORT: 'x', NERKH_RATE_LIMIT: '-1' })).toThrow(/PORT=.*; NERKH_RATE_LIMIT=/);
   });
 
+  it('derives Fastify trustProxy from NERKH_TRUST_PROXY: off, a hop count, or the proxies’ addresses', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ NERKH_TRUST_PROXY: ' ' }).trustProxy).toBe(false);
+    expect(loadConfig({ NERKH_TRUST_PROXY: '127.0.0.1, 10.0.0.0/8,' }).trustProxy).toEqual([
+      '127.0.0.1',
+      '10.0.0.0/8',
+    ]);
+    const hops = loadConfig({ NERKH_TRUST_PROXY: '2' }).trustProxy;
+    if (typeof hops !== 'function') throw new Error('a hop count must become a trust function');
+    expect([0, 1, 2].map((hop) => hops('203.0.113.7', hop))).toEqual([true, true, false]);
+  });
+
   it('refuses a malformed markup override, naming the variable and the part', () => {
     expect(() => loadConfig({ NERKH_MARKUP_OVERRIDES: 'BTC=0.5,ETH:1' })).toThrow(
       'NERKH_MARKUP_OVERRIDES: "ETH:1" is not SYMBOL=PERCENT (e.g. BTC=0.5)',

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { flatLineLogger, type Logger } from '../logger.ts';
+import { pathOf, queryOf } from './request-target.ts';
 
 /** Query parameter names clients wrongly put keys in (design §2); compared case-insensitively. */
 const queryKeyNames = new Set(['key', 'api_key', 'apikey']);
@@ -26,9 +27,9 @@ export function queryCarriesKey(rawQuery: string): boolean {
  * other parameters could hold the key too (a mistyped name) and query strings are where keys leak.
  */
 export function loggableUrl(url: string): string {
-  const query = url.indexOf('?');
-  if (query === -1) return url;
-  return queryCarriesKey(url.slice(query + 1)) ? `${url.slice(0, query)}?[redacted]` : url;
+  const query = queryOf(url);
+  if (query === undefined) return url;
+  return queryCarriesKey(query) ? `${pathOf(url)}?[redacted]` : url;
 }
 
 const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;

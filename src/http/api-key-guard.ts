@@ -2,7 +2,8 @@ import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHo
 import type { AuthenticatedKey, KeyAuthenticator } from '../keys/authenticator.ts';
 import type { MaybePromise, RateLimitDecision, RateLimiter } from '../limiter/types.ts';
 import { queryCarriesKey } from './access-log.ts';
-import { type ProblemError, problem } from './errors.ts';
+import { type ProblemError, problem } from './error-catalog.ts';
+import { queryOf } from './request-target.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -11,7 +12,7 @@ declare module 'fastify' {
   }
 }
 
-export interface ApiKeyGuardOptions {
+interface ApiKeyGuardOptions {
   authenticator: KeyAuthenticator;
   /** Per-key request limit (design §2). */
   limiter: RateLimiter;
@@ -25,7 +26,7 @@ export interface ApiKeyGuardOptions {
 }
 
 /** The one limit policy, named as draft-ietf-httpapi-ratelimit-headers names policies. */
-export const ratePolicyName = 'default';
+const ratePolicyName = 'default';
 
 type Done = HookHandlerDoneFunction;
 
@@ -45,8 +46,8 @@ function resume<T>(value: Promise<T>, done: Done, next: (settled: T) => void): v
 }
 
 function missingKey(url: string): ProblemError {
-  const query = url.indexOf('?');
-  const inQuery = query !== -1 && queryCarriesKey(url.slice(query + 1));
+  const query = queryOf(url);
+  const inQuery = query !== undefined && queryCarriesKey(query);
   // RFC 9110 §15.5.2: a 401 carries WWW-Authenticate naming how to authenticate.
   return problem(
     'missing-api-key',

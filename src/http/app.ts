@@ -11,20 +11,24 @@ import type { Logger } from '../logger.ts';
 import type { ApiKeyStore, CollectorStatusStore, KeyRequestStore, SnapshotStore } from '../store/types.ts';
 import { installAccessLog, requestIdOf } from './access-log.ts';
 import { apiKeyGuard } from './api-key-guard.ts';
+import { currentHealth } from './current-health.ts';
+import { openApiOptions } from './discovery/openapi.ts';
 import { discoveryPlugin } from './discovery/plugin.ts';
-import { assessHealth, type HealthReport } from './health.ts';
 import {
   clientErrorHandler,
   connectHandler,
   expectationHandler,
   frameworkErrorHandler,
   installProblemHandlers,
-} from './problems.ts';
+} from './problem-handlers.ts';
 import { lazyRequestLogger } from './request-logger.ts';
 import { ResponseHeaders } from './response-headers.ts';
+import { behindApiKey } from './routes/behind-api-key.ts';
 import { healthRoutes } from './routes/health.ts';
 import { ratesRoutes } from './routes/rates.ts';
-import { securityHeaders } from './security-headers.ts';
+import { serviceSecurityHeaders } from './security-headers.ts';
+import { loadContentSources } from './site/content.ts';
+import { SitePages } from './site/pages.ts';
 import { sitePlugin } from './site/plugin.ts';
 import { SnapshotCache } from './snapshot-cache.ts';
 
@@ -48,28 +52,6 @@ export interface AppDeps {
   failureLimit?: number;
 }
 
-/** What route plugins (API, website, discovery) read, via `app.nerkh`. */
-export interface NerkhContext {
-  config: Config;
-  clock: () => number;
-  /** The served snapshot: `snapshots.current()` is null before the first commit. */
-  snapshots: SnapshotCache;
-  /** `/v1/health`'s judgement of the service right now. */
-  health(): Promise<HealthReport>;
-  /** package.json version, reported as `releaseId`. */
-  releaseId: string;
-  /** Headers every response carries; `sendPrepared` writes a response worked out in advance. */
-  responseHeaders: ResponseHeaders;
-  /** `onRequest` hook that enforces X-API-Key and the per-key rate limit (design §2). */
-  requireApiKey: ReturnType<typeof apiKeyGuard>;
-}
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    nerkh: NerkhContext;
-  }
-}
-
 export type NerkhApp = FastifyInstance<
   Server,
   IncomingMessage,
@@ -79,36 +61,18 @@ export type NerkhApp = FastifyInstance<
 >;
 
 /**
- * Fastify's trustProxy from NERKH_TRUST_PROXY: off, a hop count, or the proxies' addresses. Behind
- * a load balancer the socket peer is the balancer, so without this every client would share one
- * address and one client's guessing would pause key checks for all.
- */
-function trustProxyOf(setting: string): boolean | string[] | ((address: string, hop: number) => boolean) {
-  const value = setting.trim();
-  if (value === '') return false;
-  if (/^\d+$/.test(value)) {
-    // A hop count: trust the nearest N addresses (proxy-addr's trust function receives the hop index).
-    const hops = Number(value);
-    return (_address, hop) => hop < hops;
-  }
-  return value
-    .split(',')
-    .map((part) => part.trim())
-    .filter((part) => part !== '');
-}
-
-/** How long a cached collector report is reused, so unauthenticated health polls cannot load the store. */
-const collectorStatusCacheMs = 1000;
-
-/**
  * Builds the whole HTTP app and never listens (fastify/demo's app/server split): tests drive it
  * with `inject`, `server.ts` binds it to a port. Everything started here is stopped by
- * `app.close()` (onClose), which also flushes key last-use times; the stores and limiters stay
- * the caller's.
+ * `app.close()` (onClose), which also flushes key last-use times; the stores stay the caller's.
  *
- * Route plugins registered here share one error shape (RFC 9457 problems from ./errors.ts), one
- * access log, the security headers, and the OpenAPI document built by @fastify/swagger from their
- * route schemas (`app.swagger()`): only `/v1/...` routes are documented, with `/v1` as the server URL.
+ * Route plugins registered here share one error shape (RFC 9457 problems from ./error-catalog.ts),
+ * one access log, the security headers, and the OpenAPI document built from their route schemas
+ * (./discovery/openapi.ts).
+ *
+ * Each route plugin gets what it reads as its own typed plugin options, never from an app-wide
+ * decorator: a decorator is declared on every FastifyInstance type, so it type-checks in an app
+ * that never set it, while an option left out of a `register` call is a compile error, and each
+ * plugin's options say exactly what it depends on.
  */
 export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
   const { config, logger } = deps;
@@ -123,7 +87,7 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
     genReqId: requestIdOf,
     childLoggerFactory: lazyRequestLogger,
     requestIdHeader: false,
-    trustProxy: trustProxyOf(config.NERKH_TRUST_PROXY),
+    trustProxy: config.trustProxy,
     clientErrorHandler: clientErrorHandler(config.publicUrl),
     frameworkErrors: frameworkErrorHandler(config.publicUrl),
     // While closing, requests on open connections are still answered (graceful shutdown); Fastify's
@@ -157,128 +121,59 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
   });
   const { requests: limiter, failedKeys: failureLimiter } = deps.limiters;
 
-  let collectorCache: {
-    atMs: number;
-    report: Awaited<ReturnType<CollectorStatusStore['getCollectorStatus']>>;
-  } | null = null;
-  const releaseId = packageJson.version;
-  const health = async (): Promise<HealthReport> => {
-    const nowMs = clock();
-    if (collectorCache === null || nowMs - collectorCache.atMs >= collectorStatusCacheMs) {
-      collectorCache = { atMs: nowMs, report: await deps.collectorStatus.getCollectorStatus() };
-    }
-    const view = snapshots.current();
-    return assessHealth({
-      snapshot: view ? { updated_at: view.snapshot.updated_at, count: view.snapshot.rates.length } : null,
-      collector: collectorCache.report,
-      nowMs,
-      refreshSeconds: config.NERKH_REFRESH_SECONDS,
-      releaseId,
-    });
-  };
-
-  // Security headers (helmet defaults) with a CSP for a site that loads nothing from elsewhere and
-  // runs no inline code. upgrade-insecure-requests is left to the TLS terminator's configuration:
-  // on a plain-HTTP local run it would break every same-origin asset.
-  const responseHeaders = new ResponseHeaders(
-    securityHeaders({
-      contentSecurityPolicy: {
-        useDefaults: false,
-        directives: {
-          defaultSrc: ["'self'"],
-          baseUri: ["'none'"],
-          formAction: ["'self'"],
-          frameAncestors: ["'none'"],
-          imgSrc: ["'self'", 'data:'],
-          objectSrc: ["'none'"],
-          scriptSrc: ["'self'"],
-          styleSrc: ["'self'"],
-        },
-      },
-    }),
-  );
-
-  app.decorate('nerkh', {
-    config,
-    clock,
-    snapshots,
-    health,
-    releaseId,
-    responseHeaders,
-    requireApiKey: apiKeyGuard({
-      authenticator,
-      limiter,
-      failureLimiter,
-      defaultLimit: config.NERKH_RATE_LIMIT,
-      windowSeconds: config.NERKH_RATE_WINDOW_SECONDS,
-      failureLimit: deps.failureLimit ?? 30,
-      clock,
-    }),
-  });
-  app.decorateRequest('apiKeyId', null);
-
-  installProblemHandlers(app, config.publicUrl);
-  installAccessLog(app, logger);
-
-  responseHeaders.install(app);
-
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'nerkh rates API',
-        version: '1.0.0',
-        description:
-          "Current sell rates of digital currencies — what a user pays to buy a coin from the exchange — in tether (USDT) and in toman. Rates are informational; an order's final rate is fixed in the user panel.",
-        termsOfService: `${config.publicUrl}/terms`,
-        contact: { name: 'API keys and support', url: `${config.publicUrl}/contact` },
-      },
-      externalDocs: { description: 'API reference with examples', url: `${config.publicUrl}/docs` },
-      tags: [
-        { name: 'rates', description: 'Sell rates in tether and toman (API key required)' },
-        { name: 'health', description: 'Freshness of the data and state of the sources (no key)' },
-      ],
-      servers: [{ url: `${config.publicUrl}/v1` }],
-      components: {
-        securitySchemes: {
-          ApiKeyAuth: {
-            type: 'apiKey',
-            in: 'header',
-            name: 'X-API-Key',
-            description: 'Issued on request through the contact page; never send it in the query string.',
-          },
-        },
-      },
-    },
-    // The document describes the versioned API only; aliases, the website and root discovery paths stay out.
-    transform: ({ schema, url }) => ({
-      schema: url.startsWith('/v1/') ? schema : { ...schema, hide: true },
-      url,
-    }),
-  });
-
-  await app.register(ratesRoutes, { prefix: '/v1' });
-  await app.register(healthRoutes);
-
-  // The website and the discovery documents read the same snapshot and health judgement as the API.
-  const siteSettings = {
-    publicUrl: config.publicUrl,
-    disclaimer: config.NERKH_DISCLAIMER,
-    sourceLabel: config.NERKH_SOURCE_LABEL,
-    refreshSeconds: config.NERKH_REFRESH_SECONDS,
-    rateLimit: config.NERKH_RATE_LIMIT,
-    rateWindowSeconds: config.NERKH_RATE_WINDOW_SECONDS,
-  };
+  // The API, the website and the discovery documents read the same snapshot and health judgement.
   const currentSnapshot = () => snapshots.current()?.snapshot ?? null;
-  await app.register(sitePlugin, {
-    settings: siteSettings,
+  const health = currentHealth({
+    collectorStatus: deps.collectorStatus,
+    currentSnapshot,
+    clock,
+    refreshSeconds: config.NERKH_REFRESH_SECONDS,
+    releaseId: packageJson.version,
+  });
+  const pages = new SitePages({
+    settings: {
+      publicUrl: config.publicUrl,
+      disclaimer: config.NERKH_DISCLAIMER,
+      sourceLabel: config.NERKH_SOURCE_LABEL,
+      refreshSeconds: config.NERKH_REFRESH_SECONDS,
+      rateLimit: config.NERKH_RATE_LIMIT,
+      rateWindowSeconds: config.NERKH_RATE_WINDOW_SECONDS,
+    },
+    content: loadContentSources(),
     currentSnapshot,
     health,
+    clock,
+  });
+  const responseHeaders = new ResponseHeaders(serviceSecurityHeaders());
+  const requireApiKey = apiKeyGuard({
+    authenticator,
+    limiter,
+    failureLimiter,
+    defaultLimit: config.NERKH_RATE_LIMIT,
+    windowSeconds: config.NERKH_RATE_WINDOW_SECONDS,
+    failureLimit: deps.failureLimit ?? 30,
+    clock,
+  });
+
+  app.decorateRequest('apiKeyId', null);
+  installProblemHandlers(app, config.publicUrl);
+  installAccessLog(app, logger);
+  responseHeaders.install(app);
+  await app.register(swagger, openApiOptions(config.publicUrl));
+
+  await app.register(behindApiKey, {
+    prefix: '/v1',
+    requireApiKey,
+    routes: (api) => api.register(ratesRoutes, { snapshots, clock, responseHeaders }),
+  });
+  await app.register(healthRoutes, { health });
+  await app.register(sitePlugin, {
+    pages,
     keyRequests: deps.keyRequests,
     formSecret: config.NERKH_FORM_SECRET ?? randomBytes(32),
     clock,
   });
-  await app.register(discoveryPlugin, { settings: siteSettings, currentSnapshot, health, clock });
+  await app.register(discoveryPlugin, { pages });
 
   await firstSnapshot;
   await authenticator.start();

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from '../logger.ts';
 import type { NerkhApp } from './app.ts';
 
-export class ListenError extends Error {
+class ListenError extends Error {
   override name = 'ListenError';
 }
 
@@ -31,7 +31,7 @@ export async function listen(app: NerkhApp, host: string, port: number): Promise
   return `http://${hostInUrl}:${address.port}`;
 }
 
-export interface ShutdownOptions {
+interface ShutdownOptions {
   logger: Logger;
   /** Default SIGTERM and SIGINT. */
   signals?: readonly NodeJS.Signals[];

@@ -19,7 +19,7 @@ const brotli = promisify(brotliCompress);
  * and the header fields that describe it, worked out once so a request only adds its own.
  * Fields are flat (name, value, …), as node:http's `writeHead` takes them.
  */
-export interface Representation {
+interface Representation {
   readonly body: Buffer;
   readonly etag: string;
   /** Fields of a 200 carrying this body. */
@@ -34,7 +34,7 @@ export interface Representation {
 /** One response body in every coding it is served in. */
 export type EncodedBody = Readonly<Record<ContentCoding, Representation>>;
 
-export interface RatesLabels {
+interface RatesLabels {
   source: string;
   disclaimer: string;
   refreshSeconds: number;
@@ -224,7 +224,7 @@ export class SnapshotView {
   }
 }
 
-export interface SnapshotCacheOptions {
+interface SnapshotCacheOptions {
   store: SnapshotStore;
   labels: RatesLabels;
   logger: Logger;

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { loadCatalog } from '../../src/collector/catalog-file.ts';
 import { loadConfig } from '../../src/config.ts';
 import { ExchangeSimulator } from '../../src/feeds/simulator/exchange-simulator.ts';
@@ -27,6 +27,10 @@ function runCollect(env: Record<string, string>) {
   const child = spawn(process.execPath, [bin, 'collect'], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  // A test that fails before the process exits must not leave it running.
+  onTestFinished(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
   let stdout = '';
   let stderr = '';

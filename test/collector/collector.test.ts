@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { Collector, type CollectorOptions } from '../../src/collector/collector.ts';
 import { loadConfig } from '../../src/config.ts';
 import { parseCatalog } from '../../src/domain/catalog.ts';
@@ -34,6 +34,8 @@ function setup(env: Record<string, string> = {}, options: Partial<CollectorOptio
     timers: time,
     ...options,
   });
+  // Stopped when the test ends, whether its assertions pass or not.
+  onTestFinished(() => collector.stop());
   const coin = (pair: string, ask: number, tickTime = time.now, changePct: number | null = 1.5) =>
     collector.coinQuote({ pair, ask, changePct, tickTime });
   const tether = (toman: number, tickTime = time.now) => collector.tetherQuote({ toman, tickTime });
@@ -216,7 +218,6 @@ describe('Collector: commits', () => {
     expect(latest?.updated_at).toBe(iso(T0 + 200));
     expect(latest?.rates.map((r) => r.symbol)).toEqual(['BTC', 'DOGE', 'ETH', 'USDT']);
     expect(latest?.rates).toHaveLength(4);
-    await collector.stop();
   });
 
   it('commits whatever has arrived when the grace period ends, and nothing while nothing has', async () => {
@@ -232,7 +233,6 @@ describe('Collector: commits', () => {
     expect(first?.updated_at).toBe(iso(T0 + 10_000));
     expect(first?.usdt_irt).toBeNull();
     expect(first?.rates.map((r) => r.symbol)).toEqual(['BTC']);
-    await collector.stop();
   });
 
   it('commits on schedule after the first, advancing updated_at even when nothing moved', async () => {
@@ -257,7 +257,6 @@ describe('Collector: commits', () => {
     const third = await store.latestSnapshot();
     expect(third?.updated_at).toBe(iso(T0 + 1_200_000));
     expect(rowOf(third, 'BTC')).toMatchObject({ sell_usdt: 64_500, as_of: iso(T0 + 700_000) });
-    await collector.stop();
   });
 
   it('keeps its schedule when a snapshot is also committed on demand', async () => {
@@ -272,7 +271,6 @@ describe('Collector: commits', () => {
     await time.advance(60_000);
     expect(await store.latestSnapshotId()).toBe(3);
     expect((await store.latestSnapshot())?.updated_at).toBe(iso(T0 + 65_000));
-    await collector.stop();
   });
 
   it('keeps the last known prices of a dead source and reports it', async () => {
@@ -309,7 +307,6 @@ describe('Collector: commits', () => {
 
     collector.connectionState('binance', 'open', 'streaming 3 pairs');
     expect(collector.status().sources.find((s) => s.source === 'binance')?.reconnects).toBe(1);
-    await collector.stop();
   });
 
   it('commits a snapshot built at the commit moment; ticks during the store write go to the next one', async () => {
@@ -391,6 +388,5 @@ describe('Collector: restart', () => {
     const row = rowOf(second.collector.buildSnapshotDraft(), 'BTC');
     expect(row).toMatchObject({ sell_usdt: 61_610, as_of: iso(T0 + 3_700_001) });
     expect(second.collector.rejectedCounts().binance).toEqual({ 'absurd-jump': 1 });
-    await second.collector.stop();
   });
 });

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { loggableUrl, queryCarriesKey } from '../../src/http/access-log.ts';
 import { buildTestApp, LogCapture } from './fixtures.ts';
 
@@ -7,6 +7,7 @@ describe('access log', () => {
   it('writes one line per request with id, method, path, status and duration, and never key material', async () => {
     const logs = new LogCapture();
     const t = await buildTestApp({ logs });
+    onTestFinished(() => t.app.close());
     const requests = [
       { url: '/v1/rates?symbol=BTC', headers: { 'x-api-key': t.key, 'x-request-id': 'req-1' } },
       { url: `/v1/rates?key=${t.key}`, headers: {} },
@@ -17,6 +18,7 @@ describe('access log', () => {
       { url: `/nope?key=${t.key}`, headers: {} },
     ];
     for (const request of requests) await t.app.inject({ method: 'GET', ...request });
+    // Closing flushes the batched log lines.
     await t.app.close();
 
     const secret = t.key.slice(6);
@@ -84,5 +86,17 @@ describe('access log', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+
+  it('returns the caller’s X-Request-Id when it is a plain token, else a fresh one', async () => {
+    const t = await buildTestApp();
+    onTestFinished(() => t.app.close());
+    expect(
+      (await t.app.inject({ url: '/health', headers: { 'x-request-id': 'abc-123' } })).headers[
+        'x-request-id'
+      ],
+    ).toBe('abc-123');
+    const replaced = await t.app.inject({ url: '/health', headers: { 'x-request-id': 'bad id\u0007' } });
+    expect(replaced.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { securityHeaders } from '../../src/http/security-headers.ts';
+import { securityHeaders, serviceSecurityHeaders } from '../../src/http/security-headers.ts';
 import { buildTestApp, type TestApp } from './fixtures.ts';
 
 let t: TestApp | undefined;
@@ -33,6 +33,27 @@ describe('security headers', () => {
     expect(headers).toEqual({ 'content-security-policy': "default-src 'none'", ...helmetDefaults });
   });
 
+  it('of the service: helmet defaults and a CSP that loads only from the origin, runs no inline code and cannot be framed', () => {
+    const { 'content-security-policy': csp, ...rest } = Object.fromEntries(serviceSecurityHeaders());
+    expect(rest).toEqual(helmetDefaults);
+    const directives = new Map(
+      (csp ?? '').split(';').map((directive) => {
+        const [name = '', ...values] = directive.trim().split(/\s+/);
+        return [name, values.join(' ')];
+      }),
+    );
+    expect(Object.fromEntries(directives)).toMatchObject({
+      'default-src': "'self'",
+      'script-src': "'self'",
+      'style-src': "'self'",
+      'object-src': "'none'",
+      'base-uri': "'none'",
+      'frame-ancestors': "'none'",
+    });
+    // On a plain-HTTP local run it would break every same-origin asset.
+    expect(directives.has('upgrade-insecure-requests')).toBe(false);
+  });
+
   it('are on every response: the API, its errors and 304s, health and unknown paths', async () => {
     t = await buildTestApp();
     const ok = await t.app.inject({ url: '/v1/rates', headers: { 'x-api-key': t.key } });
@@ -51,6 +72,17 @@ describe('security headers', () => {
     for (const response of responses) {
       expect(response.headers).toMatchObject(helmetDefaults);
       expect(response.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    }
+  });
+
+  it('sets security headers fit for a JSON API on every response', async () => {
+    t = await buildTestApp();
+    for (const url of ['/v1/rates', '/v1/health', '/nope']) {
+      const response = await t.app.inject({ url, headers: { 'x-api-key': t.key } });
+      expect(response.headers['x-content-type-options']).toBe('nosniff');
+      expect(response.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+      expect(response.headers['referrer-policy']).toBe('no-referrer');
+      expect(response.headers['x-powered-by']).toBeUndefined();
     }
   });
 });

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { listen } from '../../src/http/server.ts';
 import { buildTestApp, type TestApp } from './fixtures.ts';
 import { parseRawResponse, rawExchange } from './raw-http.ts';
@@ -81,10 +81,10 @@ describe('over a real socket', () => {
   it('reports a taken port in one line', async () => {
     await start();
     const second = await buildTestApp();
+    onTestFinished(() => second.app.close());
     await expect(listen(second.app, '127.0.0.1', port)).rejects.toThrow(
       `port ${port} on 127.0.0.1 is already in use; stop what holds it or set PORT to a free port`,
     );
-    await second.app.close();
   });
 });
 

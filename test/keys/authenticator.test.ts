@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { KeyAuthenticator } from '../../src/keys/authenticator.ts';
 import { issueApiKey } from '../../src/keys/issue-key.ts';
 import { createLogger } from '../../src/logger.ts';
@@ -13,14 +13,22 @@ class CountingStore extends MemoryApiKeyStore {
   }
 }
 
+/** An authenticator closed when the test ends, whether its assertions pass or not. */
+function closedAtEnd(auth: KeyAuthenticator): KeyAuthenticator {
+  onTestFinished(() => auth.close());
+  return auth;
+}
+
 function authenticatorFor(store: MemoryApiKeyStore, now = () => Date.parse('2025-01-01T00:00:00Z')) {
-  return new KeyAuthenticator({
-    store,
-    logger: createLogger('silent'),
-    clock: now,
-    pollMs: 60_000,
-    flushMs: 60_000,
-  });
+  return closedAtEnd(
+    new KeyAuthenticator({
+      store,
+      logger: createLogger('silent'),
+      clock: now,
+      pollMs: 60_000,
+      flushMs: 60_000,
+    }),
+  );
 }
 
 describe('KeyAuthenticator', () => {
@@ -31,7 +39,6 @@ describe('KeyAuthenticator', () => {
     await auth.start();
     for (let i = 0; i < 5; i++) expect(await auth.authenticate(key)).toEqual({ id: record.id, rateLimit: 7 });
     expect(store.lookups).toBe(1);
-    await auth.close();
   });
 
   it('refuses malformed keys without a store read, and caches unknown ones', async () => {
@@ -48,7 +55,6 @@ describe('KeyAuthenticator', () => {
     expect(await auth.authenticate(unknown)).toBeNull();
     expect(await auth.authenticate(unknown)).toBeNull();
     expect(store.lookups).toBe(1);
-    await auth.close();
   });
 
   it('stops accepting a revoked key at the next version poll', async () => {
@@ -60,7 +66,6 @@ describe('KeyAuthenticator', () => {
     await store.revokeApiKey(record.id);
     await auth.pollVersion();
     expect(await auth.authenticate(key)).toBeNull();
-    await auth.close();
   });
 
   it('refuses an expired key', async () => {
@@ -69,7 +74,6 @@ describe('KeyAuthenticator', () => {
     const auth = authenticatorFor(store, () => Date.parse('2025-01-01T00:00:00Z'));
     await auth.start();
     expect(await auth.authenticate(key)).toBeNull();
-    await auth.close();
   });
 
   it('writes last use in one batch on flush and on close, not per request', async () => {
@@ -95,21 +99,22 @@ describe('KeyAuthenticator', () => {
     const again = auth.authenticate(key);
     expect(again).not.toBeInstanceOf(Promise);
     expect(again).toEqual({ id: record.id, rateLimit: null });
-    await auth.close();
   });
 
   it('keeps valid keys cached while a client floods it with unknown ones', async () => {
     const store = new CountingStore();
     const issued = [];
     for (let i = 0; i < 3; i++) issued.push((await issueApiKey(store, { org: 'A', purpose: 'p' })).key);
-    const auth = new KeyAuthenticator({
-      store,
-      logger: createLogger('silent'),
-      pollMs: 60_000,
-      flushMs: 60_000,
-      validCacheSize: 3,
-      invalidCacheSize: 2,
-    });
+    const auth = closedAtEnd(
+      new KeyAuthenticator({
+        store,
+        logger: createLogger('silent'),
+        pollMs: 60_000,
+        flushMs: 60_000,
+        validCacheSize: 3,
+        invalidCacheSize: 2,
+      }),
+    );
     await auth.start();
     for (const key of issued) expect(await auth.authenticate(key)).not.toBeNull();
     const elsewhere = new MemoryApiKeyStore();
@@ -121,26 +126,26 @@ describe('KeyAuthenticator', () => {
     const lookupsAfterFlood = store.lookups;
     for (const key of issued) expect(await auth.authenticate(key)).not.toBeNull();
     expect(store.lookups).toBe(lookupsAfterFlood);
-    await auth.close();
   });
 
   it('evicts the oldest valid key beyond its bound and reads it again when it returns', async () => {
     const store = new CountingStore();
     const issued = [];
     for (let i = 0; i < 3; i++) issued.push((await issueApiKey(store, { org: 'A', purpose: 'p' })).key);
-    const auth = new KeyAuthenticator({
-      store,
-      logger: createLogger('silent'),
-      pollMs: 60_000,
-      flushMs: 60_000,
-      validCacheSize: 2,
-    });
+    const auth = closedAtEnd(
+      new KeyAuthenticator({
+        store,
+        logger: createLogger('silent'),
+        pollMs: 60_000,
+        flushMs: 60_000,
+        validCacheSize: 2,
+      }),
+    );
     await auth.start();
     for (const key of issued) await auth.authenticate(key);
     expect(store.lookups).toBe(3);
     expect(await auth.authenticate(issued[0] as string)).not.toBeNull();
     expect(store.lookups).toBe(4);
-    await auth.close();
   });
 
   it('writes last use in small transactions, letting other work run between them', async () => {
@@ -154,13 +159,15 @@ describe('KeyAuthenticator', () => {
     const store = new RecordingStore();
     const keys: string[] = [];
     for (let i = 0; i < 12; i++) keys.push((await issueApiKey(store, { org: 'A', purpose: 'p' })).key);
-    const auth = new KeyAuthenticator({
-      store,
-      logger: createLogger('silent'),
-      pollMs: 60_000,
-      flushMs: 60_000,
-      flushChunk: 5,
-    });
+    const auth = closedAtEnd(
+      new KeyAuthenticator({
+        store,
+        logger: createLogger('silent'),
+        pollMs: 60_000,
+        flushMs: 60_000,
+        flushChunk: 5,
+      }),
+    );
     await auth.start();
     for (const key of keys) await auth.authenticate(key);
     let ranBetween = false;
@@ -172,6 +179,5 @@ describe('KeyAuthenticator', () => {
     expect(ranBetween).toBe(true);
     const stored = await store.listApiKeys();
     expect(stored.every((record) => record.last_used_at !== null)).toBe(true);
-    await auth.close();
   });
 });

@@ -7,19 +7,19 @@
  */
 
 /** RFC 9727 §4.2: the profile that marks a linkset as an API catalog. */
-export const apiCatalogProfile = 'https://www.rfc-editor.org/info/rfc9727';
+const apiCatalogProfile = 'https://www.rfc-editor.org/info/rfc9727';
 export const apiCatalogContentType = `application/linkset+json; profile="${apiCatalogProfile}"`;
 export const apiCatalogPath = '/.well-known/api-catalog';
 
-export interface LinkTarget {
+interface LinkTarget {
   href: string;
   type?: string;
   title?: string;
 }
 
-export type LinkContext = { anchor: string } & Record<string, string | LinkTarget[]>;
+type LinkContext = { anchor: string } & Record<string, string | LinkTarget[]>;
 
-export interface Linkset {
+interface Linkset {
   linkset: LinkContext[];
 }
 

@@ -34,7 +34,7 @@ export function buildLlmsFullTxt(pages: SitePages, publicUrl: string): string {
 }
 
 /** Adds one `#` to every ATX heading outside fenced code blocks (CommonMark §4.2, §4.5). */
-export function demoteHeadings(markdown: string): string {
+function demoteHeadings(markdown: string): string {
   let fence: string | null = null;
   return markdown
     .split('\n')

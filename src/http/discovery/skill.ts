@@ -9,12 +9,12 @@ import type { SitePages } from '../site/pages.ts';
  * cloudflare/agent-skills-discovery-rfc) with the SHA-256 digest of the exact bytes served.
  */
 
-export const skillName = 'nerkh-rates';
+const skillName = 'nerkh-rates';
 export const skillPath = `/.well-known/agent-skills/${skillName}/SKILL.md`;
 export const skillIndexPath = '/.well-known/agent-skills/index.json';
-export const skillIndexSchema = 'https://schemas.agentskills.io/discovery/0.2.0/schema.json';
+const skillIndexSchema = 'https://schemas.agentskills.io/discovery/0.2.0/schema.json';
 
-export interface PublishedSkill {
+interface PublishedSkill {
   /** The SKILL.md bytes, served unchanged at both paths. */
   bytes: Buffer;
   index: {
@@ -53,7 +53,7 @@ export function publishSkill(pages: SitePages, publicUrl: string): PublishedSkil
  * Reads the frontmatter's top-level `key: value` lines. The file is ours and uses plain one-line
  * scalars only; tests parse it with a full YAML parser to keep that true.
  */
-export function readFrontmatter(text: string): Record<string, string> {
+function readFrontmatter(text: string): Record<string, string> {
   const match = /^---\n([\s\S]*?)\n---\n/.exec(text);
   if (!match?.[1]) throw new Error('SKILL.md must start with YAML frontmatter between --- lines');
   const fields: Record<string, string> = {};

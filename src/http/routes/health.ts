@@ -1,7 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { problemResponse } from '../errors.ts';
+import { problemResponse } from '../error-catalog.ts';
+import type { HealthReport } from '../health-assessment.ts';
 import { HealthSchema } from '../schemas.ts';
+
+interface HealthRouteOptions {
+  /** The service's health right now (../current-health.ts). */
+  health(): Promise<HealthReport>;
+}
 
 const healthContentType = 'application/health+json';
 
@@ -9,7 +15,7 @@ const healthContentType = 'application/health+json';
  * `GET /v1/health` (alias `/health`, spec §4.2): no key, never cached. The body follows
  * draft-inadarei-api-health-check; 503 means the rates must not be relied on.
  */
-export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const healthRoutes: FastifyPluginAsyncTypebox<HealthRouteOptions> = async (app, options) => {
   const schema = {
     summary: 'Service status and data freshness',
     operationId: 'getHealth',
@@ -33,7 +39,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   };
   const handler = async (_request: FastifyRequest, reply: FastifyReply) => {
-    const report = await app.nerkh.health();
+    const report = await options.health();
     return reply
       .code(report.httpStatus)
       .header('Content-Type', healthContentType)

@@ -1,9 +1,19 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { negotiateContentCoding } from '../content-coding.ts';
-import { problem, problemResponse } from '../errors.ts';
+import { problem, problemResponse } from '../error-catalog.ts';
+import type { ResponseHeaders } from '../response-headers.ts';
 import { RatesResponseSchema } from '../schemas.ts';
-import type { EncodedBody, SnapshotView } from '../snapshot-cache.ts';
+import type { EncodedBody, SnapshotCache, SnapshotView } from '../snapshot-cache.ts';
+
+interface RatesRouteOptions {
+  /** The served snapshot: `snapshots.current()` is null before the first commit. */
+  snapshots: SnapshotCache;
+  /** Epoch milliseconds; Cache-Control counts down to the next refresh from it. */
+  clock: () => number;
+  /** `sendPrepared` writes the precomputed response in one go. */
+  responseHeaders: ResponseHeaders;
+}
 
 /** Seconds a client should wait for the first snapshot of a freshly started service. */
 const firstSnapshotRetrySeconds = 5;
@@ -46,12 +56,13 @@ function notModified(
 }
 
 /**
- * `GET /v1/rates[?symbol=]` (spec §4.1, design §2). Key check and rate limit run first (onRequest),
- * then validation. The body and its header fields come precomputed from the snapshot cache in the
- * negotiated coding, so the hot path only picks them and adds the per-request fields.
+ * `GET /v1/rates[?symbol=]` (spec §4.1, design §2), registered behind the key check
+ * (./behind-api-key.ts): key check and rate limit run first (onRequest), then validation. The body
+ * and its header fields come precomputed from the snapshot cache in the negotiated coding, so the
+ * hot path only picks them and adds the per-request fields.
  */
-export const ratesRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { snapshots, requireApiKey, clock, responseHeaders } = app.nerkh;
+export const ratesRoutes: FastifyPluginAsyncTypebox<RatesRouteOptions> = async (app, options) => {
+  const { snapshots, clock, responseHeaders } = options;
   // The response schemas below document what is sent (OpenAPI); nothing is serialized through
   // them: bodies are precomputed bytes, problems are sent as strings. Building Fastify's
   // serializers for them would only add to every start (~40 ms), so plain JSON stands in.
@@ -60,7 +71,6 @@ export const ratesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/rates',
     {
-      onRequest: requireApiKey,
       attachValidation: true,
       schema: {
         summary: 'Current sell rates',

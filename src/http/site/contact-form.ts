@@ -7,7 +7,7 @@ import { escapeHtml, escapeMarkdown } from './markdown.ts';
  * problems at the top with links to the fields.
  */
 
-export type FieldName = 'name' | 'org' | 'email' | 'purpose' | 'expected_use';
+type FieldName = 'name' | 'org' | 'email' | 'purpose' | 'expected_use';
 
 interface FieldSpec {
   name: FieldName;
@@ -134,7 +134,7 @@ export function errorNotice(errors: FieldErrors): string {
   return `## There is a problem\n\n${items.join('\n')}\n\n`;
 }
 
-export interface FormRender {
+interface FormRender {
   action: string;
   token: string;
   values: FormValues;

@@ -8,7 +8,7 @@ import { projectRoot } from '../../project-root.ts';
  * snapshot, the configuration and the error catalog. Filling is strict: a placeholder without a
  * value is a programming error and throws, so a page can never ship with a literal `{{…}}`.
  */
-export const contentDir = join(projectRoot, 'content');
+const contentDir = join(projectRoot, 'content');
 
 export type ContentName =
   | 'index'

@@ -11,9 +11,9 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export const formCookieName = 'nerkh_form';
 
-export type TokenCheck = 'ok' | 'missing' | 'invalid' | 'expired';
+type TokenCheck = 'ok' | 'missing' | 'invalid' | 'expired';
 
-export interface FormTokenOptions {
+interface FormTokenOptions {
   /** HMAC key; must be the same on every instance behind one load balancer. */
   secret: string | Buffer;
   clock: () => number;

@@ -77,13 +77,13 @@ export const pageContentSecurityPolicy = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-export interface NavLink {
+interface NavLink {
   path: string;
   label: string;
 }
 
 /** The human pages, in the order the header lists them. */
-export const siteNav: readonly NavLink[] = [
+const siteNav: readonly NavLink[] = [
   { path: '/', label: 'Overview' },
   { path: '/docs', label: 'API docs' },
   { path: '/docs/errors', label: 'Errors' },
@@ -94,7 +94,7 @@ export const siteNav: readonly NavLink[] = [
 ];
 
 /** The machine-readable documents every page links to (discovery documents link each other). */
-export const machineLinks: readonly NavLink[] = [
+const machineLinks: readonly NavLink[] = [
   { path: '/v1/openapi.json', label: 'OpenAPI description' },
   { path: '/.well-known/api-catalog', label: 'API catalog (RFC 9727)' },
   { path: '/llms.txt', label: 'llms.txt' },
@@ -103,7 +103,7 @@ export const machineLinks: readonly NavLink[] = [
   { path: '/v1/health', label: 'Health (JSON)' },
 ];
 
-export interface LayoutInput {
+interface LayoutInput {
   publicUrl: string;
   /** Path of the page, for the canonical link and `aria-current`. */
   path: string;

@@ -32,7 +32,7 @@ export function escapeHtml(text: string): string {
 }
 
 /** Escapes text for HTML and marks Persian runs with their language and direction. */
-export function escapeHtmlWithLanguages(text: string): string {
+function escapeHtmlWithLanguages(text: string): string {
   let html = '';
   let last = 0;
   for (const match of text.matchAll(persianRun)) {
@@ -58,7 +58,7 @@ export function escapeMarkdown(text: string): string {
 }
 
 /** GitHub-style heading slug: lower case, punctuation dropped, spaces to hyphens. */
-export function slugify(text: string): string {
+function slugify(text: string): string {
   return text
     .toLowerCase()
     .trim()
@@ -71,7 +71,7 @@ export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
 
-export type MarkdownRenderer = (markdown: string) => string;
+type MarkdownRenderer = (markdown: string) => string;
 
 export function createMarkdownRenderer(): MarkdownRenderer {
   const md = new MarkdownIt({ html: false, linkify: false, typographer: false });

@@ -6,7 +6,7 @@
  * documents for page errors instead of an HTML page they cannot read.
  */
 
-export type PageForm = 'html' | 'markdown' | 'json';
+type PageForm = 'html' | 'markdown' | 'json';
 
 interface MediaRange {
   type: string;
@@ -15,7 +15,7 @@ interface MediaRange {
 }
 
 /** Parses an `Accept` field value (RFC 9110 §12.5.1); malformed members are skipped. */
-export function parseAccept(header: string | undefined): MediaRange[] {
+function parseAccept(header: string | undefined): MediaRange[] {
   if (header === undefined || header.trim() === '') return [{ type: '*', subtype: '*', q: 1 }];
   const ranges: MediaRange[] = [];
   for (const member of header.split(',')) {
@@ -36,7 +36,7 @@ export function parseAccept(header: string | undefined): MediaRange[] {
  * Quality the client gives `type/subtype`: that of the most specific matching range
  * (RFC 9110 §12.5.1: `text/html` over `text/*` over `*∕*`), or 0 when nothing matches.
  */
-export function qualityOf(ranges: readonly MediaRange[], mediaType: string, exactOnly = false): number {
+function qualityOf(ranges: readonly MediaRange[], mediaType: string, exactOnly = false): number {
   const [type, subtype] = mediaType.split('/');
   let best = -1;
   let quality = 0;

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Snapshot } from '../../domain/rates.ts';
-import { type ErrorCode, errorCatalog, errorCodes } from '../errors.ts';
-import type { HealthReport } from '../health.ts';
+import { type ErrorCode, errorCatalog, errorCodes } from '../error-catalog.ts';
+import type { HealthReport } from '../health-assessment.ts';
 import { type ContentName, type ContentSources, fillTemplate } from './content.ts';
 import { formatAge, formatChange, formatTime, formatToman, formatUsdt } from './format.ts';
 import { escapeMarkdown } from './markdown.ts';
@@ -11,7 +11,7 @@ import { escapeMarkdown } from './markdown.ts';
  * this module computes for it; the plugin renders the result as HTML or sends it as Markdown.
  */
 
-export interface SiteSettings {
+interface SiteSettings {
   publicUrl: string;
   disclaimer: string;
   sourceLabel: string;
@@ -32,7 +32,7 @@ export interface Page {
   canonical?: boolean;
 }
 
-export interface PageSources {
+interface PageSources {
   settings: SiteSettings;
   content: ContentSources;
   /** The served snapshot, or null before the first commit. */
@@ -49,6 +49,11 @@ export class SitePages {
 
   constructor(sources: PageSources) {
     this.#sources = sources;
+  }
+
+  /** Origin every link on the pages starts with. */
+  get publicUrl(): string {
+    return this.#sources.settings.publicUrl;
   }
 
   /** Values every source may use. */

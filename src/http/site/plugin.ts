@@ -1,11 +1,9 @@
 import { createHmac } from 'node:crypto';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Snapshot } from '../../domain/rates.ts';
 import type { KeyRequestStore } from '../../store/types.ts';
-import { problem } from '../errors.ts';
-import type { HealthReport } from '../health.ts';
-import { pathOf } from '../problems.ts';
+import { problem } from '../error-catalog.ts';
+import { pathOf } from '../request-target.ts';
 import {
   emptyValues,
   errorNotice,
@@ -16,25 +14,20 @@ import {
   tokenField,
   validateForm,
 } from './contact-form.ts';
-import { type ContentSources, loadContentSources } from './content.ts';
 import { FormTokens, formCookieName, readCookie } from './form-token.ts';
 import { pageContentSecurityPolicy, renderLayout } from './layout.ts';
 import { createMarkdownRenderer, estimateTokens } from './markdown.ts';
 import { choosePageForm } from './negotiate.ts';
-import { type Page, SitePages, type SiteSettings, symbolPattern } from './pages.ts';
+import { type Page, type SitePages, symbolPattern } from './pages.ts';
 
-export interface SiteOptions {
-  settings: SiteSettings;
-  /** The served snapshot, or null before the first commit. */
-  currentSnapshot(): Snapshot | null;
-  /** The same judgement `/v1/health` answers with. */
-  health(): Promise<HealthReport>;
+interface SiteOptions {
+  /** The pages, shared with the discovery documents that include them. */
+  pages: SitePages;
   keyRequests: KeyRequestStore;
   /** Key of the form tokens and of the per-client hashes; shared by all instances. */
   formSecret: string | Buffer;
   /** Epoch milliseconds; tests pass a fake clock. */
   clock?: () => number;
-  content?: ContentSources;
   /** Key requests accepted from one client address per hour (default 5). */
   requestsPerHour?: number;
 }
@@ -49,17 +42,10 @@ const markdownType = 'text/markdown; charset=utf-8';
  * requests for the operator (`nerkh requests`).
  */
 export async function sitePlugin(app: FastifyInstance, options: SiteOptions): Promise<void> {
-  const { settings, keyRequests } = options;
-  const { publicUrl } = settings;
+  const { pages, keyRequests } = options;
+  const { publicUrl } = pages;
   const clock = options.clock ?? Date.now;
   const requestsPerHour = options.requestsPerHour ?? 5;
-  const pages = new SitePages({
-    settings,
-    content: options.content ?? loadContentSources(),
-    currentSnapshot: options.currentSnapshot,
-    health: options.health,
-    clock,
-  });
   const render = createMarkdownRenderer();
   const tokens = new FormTokens({ secret: options.formSecret, clock });
   const secureCookie = publicUrl.startsWith('https:') ? '; Secure' : '';

@@ -1,9 +1,9 @@
-import { validate } from '@readme/openapi-parser';
+import { compileErrors, validate } from '@readme/openapi-parser';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import type { TSchema } from 'typebox';
 import { Value } from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ProblemSchema } from '../../../src/http/errors.ts';
+import { ProblemSchema } from '../../../src/http/error-catalog.ts';
 import { HealthSchema, RatesResponseSchema } from '../../../src/http/schemas.ts';
 import { buildTestApp, publicUrl, type TestApp } from '../fixtures.ts';
 
@@ -22,10 +22,14 @@ afterAll(async () => {
 interface Operation {
   operationId?: string;
   security?: Record<string, string[]>[];
-  responses: Record<string, { content?: Record<string, { schema?: unknown }> }>;
+  parameters?: Array<{ name: string; in: string }>;
+  responses: Record<
+    string,
+    { content?: Record<string, { schema?: unknown }>; headers?: Record<string, unknown> }
+  >;
 }
 
-describe('/v1/openapi.json', () => {
+describe('/v1/openapi.json, built by @fastify/swagger from the route schemas', () => {
   it('is served without a key, at /v1/openapi.json and /openapi.json, exactly as @fastify/swagger generates it', async () => {
     const response = await t.app.inject({ url: '/v1/openapi.json' });
     expect(response.headers['content-type']).toBe('application/openapi+json');
@@ -35,7 +39,7 @@ describe('/v1/openapi.json', () => {
 
   it('passes @readme/openapi-parser validation as OpenAPI 3.1', async () => {
     const result = await validate(JSON.parse(body));
-    expect(result.valid, JSON.stringify(result)).toBe(true);
+    expect(result.valid, result.valid ? '' : compileErrors(result)).toBe(true);
     expect(result.warnings).toEqual([]);
   });
 
@@ -70,6 +74,28 @@ describe('/v1/openapi.json', () => {
     const { paths } = JSON.parse(body) as { paths: Record<string, Record<string, Operation>> };
     expect(paths['/rates']?.get?.security).toEqual([{ ApiKeyAuth: [] }]);
     expect(paths['/health']?.get?.security).toEqual([]);
+  });
+
+  it('documents /rates with its query parameter, every status it answers, and the 429 headers', () => {
+    const { paths } = JSON.parse(body) as { paths: Record<string, Record<string, Operation>> };
+    const rates = paths['/rates']?.get as Operation;
+    expect(rates.parameters?.map((p) => `${p.in}:${p.name}`)).toContain('query:symbol');
+    expect(Object.keys(rates.responses).sort()).toEqual([
+      '200',
+      '304',
+      '400',
+      '401',
+      '403',
+      '404',
+      '429',
+      '503',
+    ]);
+    for (const status of ['400', '401', '403', '404', '429', '503']) {
+      expect(Object.keys(rates.responses[status]?.content ?? {})).toEqual(['application/problem+json']);
+    }
+    expect(Object.keys(rates.responses['429']?.headers ?? {})).toEqual(
+      expect.arrayContaining(['Retry-After', 'RateLimit', 'RateLimit-Policy']),
+    );
   });
 
   it('gives every error status a problem+json body', () => {

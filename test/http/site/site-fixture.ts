@@ -1,7 +1,9 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { SnapshotDraft } from '../../../src/domain/rates.ts';
-import { assessHealth } from '../../../src/http/health.ts';
-import { installProblemHandlers } from '../../../src/http/problems.ts';
+import { assessHealth } from '../../../src/http/health-assessment.ts';
+import { installProblemHandlers } from '../../../src/http/problem-handlers.ts';
+import { loadContentSources } from '../../../src/http/site/content.ts';
+import { SitePages } from '../../../src/http/site/pages.ts';
 import { sitePlugin } from '../../../src/http/site/plugin.ts';
 import { MemoryKeyRequestStore } from '../../../src/store/memory/key-request-store.ts';
 import { MemorySnapshotStore } from '../../../src/store/memory/snapshot-store.ts';
@@ -70,7 +72,7 @@ export async function buildSite(
   const clock = () => now;
   const app = Fastify({ logger: false });
   installProblemHandlers(app, publicUrl);
-  await app.register(sitePlugin, {
+  const pages = new SitePages({
     settings: {
       publicUrl,
       disclaimer:
@@ -80,6 +82,7 @@ export async function buildSite(
       rateLimit: 60,
       rateWindowSeconds: 60,
     },
+    content: loadContentSources(),
     currentSnapshot: () => snapshot,
     health: async () =>
       assessHealth({
@@ -89,6 +92,10 @@ export async function buildSite(
         refreshSeconds: 600,
         releaseId: '0.1.0',
       }),
+    clock,
+  });
+  await app.register(sitePlugin, {
+    pages,
     keyRequests,
     formSecret: 'test-secret-0123456789abcdef0123456789',
     clock,

@@ -8,7 +8,8 @@ import {
   problem,
   problemContentType,
   problemDocument,
-} from './errors.ts';
+} from './error-catalog.ts';
+import { pathOf } from './request-target.ts';
 
 /** Methods a route could be registered for; the 405 answer lists those the path does support. */
 const routableMethods = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
@@ -25,13 +26,8 @@ const codeForStatus: Record<number, ErrorCode> = {
   431: 'request-header-fields-too-large',
 };
 
-export function pathOf(url: string): string {
-  const query = url.indexOf('?');
-  return query === -1 ? url : url.slice(0, query);
-}
-
 /** Turns anything thrown during a request into a catalog problem; unknown faults become a bare 500. */
-export function toProblem(error: FastifyError | Error): ProblemError {
+function toProblem(error: FastifyError | Error): ProblemError {
   if (error instanceof ProblemError) return error;
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) return problem('invalid-request', fastifyError.message);
@@ -44,7 +40,7 @@ export function toProblem(error: FastifyError | Error): ProblemError {
   return problem('internal-error', 'The service failed to answer this request; the fault has been logged.');
 }
 
-export function sendProblem(reply: FastifyReply, publicUrl: string, error: ProblemError): FastifyReply {
+function sendProblem(reply: FastifyReply, publicUrl: string, error: ProblemError): FastifyReply {
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   return reply
     .code(error.status)

@@ -7,7 +7,7 @@ import { type TSchema, Type } from 'typebox';
  * The website renders `/docs/errors` from this catalog, and a test checks every entry is complete,
  * so an error cannot exist without documentation (the fastify core error-list pattern).
  */
-export interface ErrorEntry {
+interface ErrorEntry {
   status: number;
   /** Short, human-readable summary; the same for every occurrence (RFC 9457 §3.1.4). */
   title: string;
@@ -141,12 +141,12 @@ export type ErrorCode = keyof typeof errorCatalog;
 export const errorCodes = Object.keys(errorCatalog) as ErrorCode[];
 
 /** `type` member of a problem: the `/docs/errors` section that documents the code. */
-export function errorTypeUrl(publicUrl: string, code: ErrorCode): string {
+function errorTypeUrl(publicUrl: string, code: ErrorCode): string {
   return `${publicUrl}/docs/errors#${code}`;
 }
 
 /** RFC 9457 extension members beyond the standard ones, e.g. `violated-policies` on a 429. */
-export type ProblemExtensions = Record<string, unknown>;
+type ProblemExtensions = Record<string, unknown>;
 
 /**
  * Thrown (or passed to `reply.send`) anywhere in a request; the one error handler turns it into a

@@ -1,9 +1,9 @@
 import { Value } from 'typebox/value';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { CollectorStatus, SourceState } from '../../src/collector/collector-status.ts';
-import { assessHealth } from '../../src/http/health.ts';
+import { describe, expect, it } from 'vitest';
+import { assessHealth } from '../../src/http/health-assessment.ts';
 import { HealthSchema } from '../../src/http/schemas.ts';
-import { buildTestApp, healthyCollector, sampleSnapshot, type TestApp } from './fixtures.ts';
+import type { CollectorStatus, SourceState } from '../../src/collector/collector-status.ts';
+import { healthyCollector } from './fixtures.ts';
 
 const now = Date.parse('2025-01-01T12:00:00.000Z');
 const refreshSeconds = 600;
@@ -75,37 +75,5 @@ describe('assessHealth thresholds', () => {
       count: 42,
       next_refresh_at: '2025-01-01T12:08:00.000Z',
     });
-  });
-});
-
-describe('GET /v1/health', () => {
-  let t: TestApp;
-  afterEach(async () => {
-    await t.app.close();
-  });
-
-  it('answers application/health+json without a key, never cached, on both paths', async () => {
-    t = await buildTestApp();
-    for (const url of ['/v1/health', '/health']) {
-      const response = await t.app.inject({ url });
-      expect(response.statusCode).toBe(200);
-      expect(response.headers['content-type']).toMatch(/^application\/health\+json/);
-      expect(response.headers['cache-control']).toBe('no-store');
-      expect(response.headers.ratelimit).toBeUndefined();
-      expect(response.json()).toMatchObject({ status: 'pass', count: 4, age_seconds: 60 });
-    }
-  });
-
-  it('answers 503 fail before the first snapshot and 200 warn when it is getting old', async () => {
-    t = await buildTestApp({ snapshot: null });
-    const none = await t.app.inject({ url: '/v1/health' });
-    expect(none.statusCode).toBe(503);
-    expect(none.json().status).toBe('fail');
-    await t.app.close();
-
-    t = await buildTestApp({ snapshot: sampleSnapshot(), collector: null });
-    const warn = await t.app.inject({ url: '/v1/health' });
-    expect(warn.statusCode).toBe(200);
-    expect(warn.json().status).toBe('warn');
   });
 });

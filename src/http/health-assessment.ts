@@ -2,15 +2,15 @@ import type { Static } from 'typebox';
 import type { CollectorStatus, SourceHealth } from '../collector/collector-status.ts';
 import type { HealthCheckSchema, HealthSchema } from './schemas.ts';
 
-export type HealthStatus = 'pass' | 'warn' | 'fail';
-export type HealthBody = Static<typeof HealthSchema>;
+type HealthStatus = 'pass' | 'warn' | 'fail';
+type HealthBody = Static<typeof HealthSchema>;
 /** A check entry; extension members (e.g. `rejected`) are allowed by the draft. */
 type HealthCheck = Static<typeof HealthCheckSchema> & Record<string, unknown>;
 
 /** A collector report older than this means the collector stopped (it reports every few seconds). */
-export const collectorStaleSeconds = 30;
+const collectorStaleSeconds = 30;
 
-export interface HealthInput {
+interface HealthInput {
   /** The served snapshot, or null before the first commit. */
   snapshot: { updated_at: string; count: number } | null;
   collector: CollectorStatus | null;

@@ -1,20 +1,29 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { Value } from 'typebox/value';
-import { afterEach, describe, expect, it } from 'vitest';
-import { RatesResponseSchema } from '../../src/http/schemas.ts';
-import { buildTestApp, sampleSnapshot, type TestApp } from './fixtures.ts';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { RatesResponseSchema } from '../../../src/http/schemas.ts';
+import { describeAuthenticatedRoute } from '../authenticated-route-suite.ts';
+import { buildTestApp, publicUrl, sampleSnapshot, type TestApp, type TestAppOptions } from '../fixtures.ts';
 
+// Every variant of the route runs the shared suite of keyed routes.
+describeAuthenticatedRoute({ method: 'GET', url: '/v1/rates', okStatus: 200 });
+describeAuthenticatedRoute({ method: 'GET', url: '/v1/rates?symbol=btc', okStatus: 200 });
+describeAuthenticatedRoute({ method: 'HEAD', url: '/v1/rates', okStatus: 200 });
+
+/** The app of the running test, closed when it ends. */
 let t: TestApp;
-afterEach(async () => {
-  await t.app.close();
-});
+async function openApp(options?: TestAppOptions): Promise<TestApp> {
+  const opened = await buildTestApp(options);
+  onTestFinished(() => opened.app.close());
+  return opened;
+}
 
 const get = (url: string, headers: Record<string, string> = {}) =>
   t.app.inject({ method: 'GET', url, headers: { 'x-api-key': t.key, ...headers } });
 
 describe('GET /v1/rates', () => {
   it('answers the spec §2.1 body from the last snapshot, field for field', async () => {
-    t = await buildTestApp();
+    t = await openApp();
     const response = await get('/v1/rates');
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toBe('application/json');
@@ -59,7 +68,7 @@ describe('GET /v1/rates', () => {
   });
 
   it('uses the configured source label and disclaimer', async () => {
-    t = await buildTestApp({
+    t = await openApp({
       env: { NERKH_SOURCE_LABEL: 'acme-exchange', NERKH_DISCLAIMER: 'Informational only.' },
     });
     expect((await get('/v1/rates')).json()).toMatchObject({
@@ -69,7 +78,7 @@ describe('GET /v1/rates', () => {
   });
 
   it.each(['BTC', 'btc', 'bTc'])('filters to one symbol, case-insensitively (?symbol=%s)', async (symbol) => {
-    t = await buildTestApp();
+    t = await openApp();
     const body = (await get(`/v1/rates?symbol=${symbol}`)).json();
     expect(body.count).toBe(1);
     expect(body.rates).toHaveLength(1);
@@ -79,7 +88,7 @@ describe('GET /v1/rates', () => {
   });
 
   it('keeps a null toman rate null (a coin below half a toman)', async () => {
-    t = await buildTestApp({
+    t = await openApp({
       snapshot: {
         ...sampleSnapshot(),
         rates: sampleSnapshot().rates.map((r) => (r.symbol === 'SHIB' ? { ...r, sell_irt: null } : r)),
@@ -89,7 +98,7 @@ describe('GET /v1/rates', () => {
   });
 
   it('sets ETag, Last-Modified = updated_at and Cache-Control up to the next refresh', async () => {
-    t = await buildTestApp();
+    t = await openApp();
     const response = await get('/v1/rates');
     expect(response.headers.etag).toMatch(/^"[^"]+"$/);
     expect(response.headers['last-modified']).toBe('Wed, 01 Jan 2025 12:00:00 GMT');
@@ -101,7 +110,7 @@ describe('GET /v1/rates', () => {
   });
 
   it('answers 304 to If-None-Match with the current ETag, with its headers but no body', async () => {
-    t = await buildTestApp();
+    t = await openApp();
     const first = await get('/v1/rates');
     const etag = first.headers.etag as string;
     const again = await get('/v1/rates', { 'if-none-match': etag });
@@ -127,7 +136,7 @@ describe('GET /v1/rates', () => {
   });
 
   it('answers 304 to If-Modified-Since at or after updated_at', async () => {
-    t = await buildTestApp();
+    t = await openApp();
     expect(
       (await get('/v1/rates', { 'if-modified-since': 'Wed, 01 Jan 2025 12:00:00 GMT' })).statusCode,
     ).toBe(304);
@@ -137,7 +146,7 @@ describe('GET /v1/rates', () => {
   });
 
   it('serves a new snapshot with a new ETag once it is committed', async () => {
-    t = await buildTestApp({ deps: { pollMs: 20 } });
+    t = await openApp({ deps: { pollMs: 20 } });
     const before = await get('/v1/rates');
     await t.snapshots.commitSnapshot(sampleSnapshot('2025-01-01T12:10:00.000Z'));
     const deadline = Date.now() + 2000;
@@ -158,7 +167,7 @@ describe('GET /v1/rates', () => {
     ['br;q=0, gzip', 'gzip', gunzipSync],
     ['*', 'br', brotliDecompressSync],
   ])('with Accept-Encoding "%s" sends %s that decodes to the same JSON', async (accept, coding, decode) => {
-    t = await buildTestApp();
+    t = await openApp();
     const plain = await get('/v1/rates?symbol=eth');
     const encoded = await get('/v1/rates?symbol=eth', { 'accept-encoding': accept });
     expect(encoded.headers['content-encoding']).toBe(coding);
@@ -168,7 +177,7 @@ describe('GET /v1/rates', () => {
   });
 
   it('sends identity when no coding is acceptable or none is asked for', async () => {
-    t = await buildTestApp();
+    t = await openApp();
     for (const accept of ['identity', 'deflate', 'gzip;q=0, br;q=0']) {
       const response = await get('/v1/rates', { 'accept-encoding': accept });
       expect(response.headers['content-encoding']).toBeUndefined();
@@ -177,7 +186,7 @@ describe('GET /v1/rates', () => {
   });
 
   it('answers HEAD with the headers of GET and no body', async () => {
-    t = await buildTestApp();
+    t = await openApp();
     const response = await t.app.inject({
       method: 'HEAD',
       url: '/v1/rates',
@@ -189,7 +198,80 @@ describe('GET /v1/rates', () => {
   });
 
   it('ignores unrelated query parameters', async () => {
-    t = await buildTestApp();
+    t = await openApp();
     expect((await get('/v1/rates?foo=bar')).json().count).toBe(4);
+  });
+});
+
+describe('GET /v1/rates errors', () => {
+  it.each([
+    '?symbol=',
+    '?symbol=BTC-USD',
+    '?symbol=%D8%A8%DB%8C%D8%AA',
+    `?symbol=${'A'.repeat(21)}`,
+    '?symbol=BTC&symbol=ETH',
+    '?symbol=BTC%00',
+    '?symbol=%20BTC',
+  ])('answers 400 invalid-symbol to %s', async (query) => {
+    t = await openApp();
+    const response = await get(`/v1/rates${query}`);
+    expect(response.statusCode).toBe(400);
+    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(response.json()).toMatchObject({
+      type: `${publicUrl}/docs/errors#invalid-symbol`,
+      code: 'invalid-symbol',
+      status: 400,
+      instance: '/v1/rates',
+    });
+  });
+
+  it('answers 404 unknown-symbol to a well-formed symbol that is not listed', async () => {
+    t = await openApp();
+    const response = await get('/v1/rates?symbol=doge');
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toMatchInlineSnapshot(`
+      {
+        "code": "unknown-symbol",
+        "detail": "DOGE is not listed; GET /v1/rates lists every currency.",
+        "instance": "/v1/rates",
+        "status": 404,
+        "title": "Unknown symbol",
+        "type": "https://rates.example.test/docs/errors#unknown-symbol",
+      }
+    `);
+  });
+
+  it('checks the key before validating: a bad key with a bad symbol is 403, no key is 401', async () => {
+    t = await openApp();
+    expect((await get('/v1/rates?symbol=!!', { 'x-api-key': 'nerkh_bad' })).statusCode).toBe(403);
+    expect((await t.app.inject({ url: '/v1/rates?symbol=!!' })).statusCode).toBe(401);
+  });
+
+  it('counts invalid-symbol requests against the quota (the rate limit runs before validation)', async () => {
+    t = await openApp();
+    const small = await t.issue(1);
+    expect((await get('/v1/rates?symbol=!!', { 'x-api-key': small.key })).statusCode).toBe(400);
+    expect((await get('/v1/rates?symbol=!!', { 'x-api-key': small.key })).statusCode).toBe(429);
+  });
+
+  it('answers 503 service-unavailable with Retry-After before the first snapshot, after the key check', async () => {
+    t = await openApp({ snapshot: null });
+    expect((await t.app.inject({ url: '/v1/rates' })).statusCode).toBe(401);
+    const response = await get('/v1/rates');
+    expect(response.statusCode).toBe(503);
+    expect(Number(response.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(response.json()).toMatchObject({ code: 'service-unavailable', status: 503 });
+  });
+
+  it('keeps serving the last snapshot when the store fails, and says nothing of the fault', async () => {
+    t = await openApp({ deps: { pollMs: 10 } });
+    const failing = t.snapshots as unknown as { latestSnapshotId: () => Promise<number> };
+    failing.latestSnapshotId = async () => {
+      throw new Error('disk I/O error at /secret/path');
+    };
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const response = await get('/v1/rates');
+    expect(response.statusCode).toBe(200);
+    expect(response.json().count).toBe(4);
   });
 });

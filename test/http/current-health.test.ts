@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { currentHealth } from '../../src/http/current-health.ts';
+import { MemorySnapshotStore } from '../../src/store/memory/snapshot-store.ts';
+import { FakeClock, healthyCollector, sampleSnapshot } from './fixtures.ts';
+
+describe('currentHealth', () => {
+  it('judges the served snapshot and the collector report, reading the report at most once a second', async () => {
+    const clock = new FakeClock();
+    const store = new MemorySnapshotStore();
+    let reads = 0;
+    const collectorStatus = {
+      getCollectorStatus: () => {
+        reads++;
+        return store.getCollectorStatus();
+      },
+    };
+    const snapshot = { id: 1, ...sampleSnapshot() };
+    const health = currentHealth({
+      collectorStatus,
+      currentSnapshot: () => snapshot,
+      clock: clock.now,
+      refreshSeconds: 600,
+      releaseId: '1.2.3',
+    });
+
+    const unreported = await health();
+    expect(unreported.body).toMatchObject({ status: 'warn', releaseId: '1.2.3', count: 4, age_seconds: 60 });
+    expect(unreported.body.checks['collector:report']?.[0]?.status).toBe('warn');
+
+    await store.putCollectorStatus(healthyCollector(clock.nowMs));
+    clock.advance(999);
+    expect((await Promise.all([health(), health(), health()])).map((report) => report.body.status)).toEqual([
+      'warn',
+      'warn',
+      'warn',
+    ]);
+    expect(reads).toBe(1);
+
+    clock.advance(1);
+    const reported = await health();
+    expect(reported.body.status).toBe('pass');
+    expect(reported.httpStatus).toBe(200);
+    expect(reads).toBe(2);
+  });
+
+  it('fails before the first snapshot', async () => {
+    const store = new MemorySnapshotStore();
+    const health = currentHealth({
+      collectorStatus: store,
+      currentSnapshot: () => null,
+      clock: Date.now,
+      refreshSeconds: 600,
+      releaseId: '1.2.3',
+    });
+    const report = await health();
+    expect(report.httpStatus).toBe(503);
+    expect(report.body).toMatchObject({ status: 'fail', count: null, updated_at: null });
+  });
+});
