@@ -5,10 +5,10 @@ import type { Command } from 'commander';
 import { pino } from 'pino';
 import { loadCatalog } from '../collector/catalog-file.ts';
 import { loadConfig } from '../config.ts';
-import { ExchangeSimulator } from '../feeds/simulator/exchange-simulator.ts';
 import { exitOnSignals } from '../http/server.ts';
 import { issueApiKey } from '../keys/issue-key.ts';
 import { createLogger } from '../logger.ts';
+import { ExchangeSimulator } from '../simulator/exchange-simulator.ts';
 import { type RunningService, startService } from './serve.ts';
 
 /** How long the demo waits for the first snapshot before giving up. */

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { BinanceFeed, type BinanceFeedOptions } from '../../src/feeds/binance.ts';
-import { ExchangeSimulator, type SimulatorOptions } from '../../src/feeds/simulator/exchange-simulator.ts';
+import { ExchangeSimulator, type SimulatorOptions } from '../../src/simulator/exchange-simulator.ts';
 import { RecordingListener, silentLogger, sleep, smallCatalog, WireClient, waitFor } from './helpers.ts';
 
 let simulator: ExchangeSimulator | undefined;

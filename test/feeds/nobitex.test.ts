@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { NobitexFeed, type NobitexFeedOptions, parseTetherStats } from '../../src/feeds/nobitex.ts';
-import { ExchangeSimulator } from '../../src/feeds/simulator/exchange-simulator.ts';
+import { ExchangeSimulator } from '../../src/simulator/exchange-simulator.ts';
 import { RecordingListener, silentLogger, sleep, smallCatalog, waitFor } from './helpers.ts';
 
 let simulator: ExchangeSimulator | undefined;

@@ -13,8 +13,8 @@ import http, { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'n
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { type RawData, WebSocket, WebSocketServer } from 'ws';
-import type { Catalog } from '../../domain/catalog.ts';
-import type { Logger } from '../../logger.ts';
+import type { Catalog } from '../domain/catalog.ts';
+import type { Logger } from '../logger.ts';
 import {
   createPairMarket,
   createTetherMarket,

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ExchangeSimulator, type SimulatorOptions } from '../../../src/feeds/simulator/exchange-simulator.ts';
-import { sleep, smallCatalog, WireClient, waitFor } from '../helpers.ts';
+import { ExchangeSimulator, type SimulatorOptions } from '../../src/simulator/exchange-simulator.ts';
+import { sleep, smallCatalog, WireClient, waitFor } from '../feeds/helpers.ts';
 
 const STRING_FIELDS = ['p', 'P', 'w', 'x', 'c', 'Q', 'b', 'B', 'a', 'A', 'o', 'h', 'l', 'v', 'q'];
 const INTEGER_FIELDS = ['E', 'O', 'C', 'F', 'L', 'n'];
