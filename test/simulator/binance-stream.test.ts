@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sleep, waitFor } from '../feeds/helpers.ts';
+import { sleep, waitFor } from '../support/wait.ts';
 import { connect, startSimulator } from './helpers.ts';
 
 const STRING_FIELDS = ['p', 'P', 'w', 'x', 'c', 'Q', 'b', 'B', 'a', 'A', 'o', 'h', 'l', 'v', 'q'];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { waitFor } from '../feeds/helpers.ts';
+import { waitFor } from '../support/wait.ts';
 import { connect, startSimulator } from './helpers.ts';
 
 describe('exchange simulator', () => {

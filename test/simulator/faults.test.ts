@@ -1,6 +1,6 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { Faults, type FaultTarget, type SimulatorFault } from '../../src/simulator/faults.ts';
-import { waitFor } from '../feeds/helpers.ts';
+import { waitFor } from '../support/wait.ts';
 
 describe('fault modes', () => {
   it('reverts a fault given a duration', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sleep } from '../feeds/helpers.ts';
+import { sleep } from '../support/wait.ts';
 import { startSimulator } from './helpers.ts';
 
 describe('simulated HTTP endpoints', () => {
