@@ -3,7 +3,6 @@
  * (https://developers.binance.com/docs/binance-spot-api-docs/rest-api/market-data-endpoints),
  * with Binance's error codes for bad parameters.
  */
-
 import type { SimulatorFault } from './faults.ts';
 import { type HttpEndpoint, json, type UpstreamAnswer } from './http-endpoints.ts';
 import type { PairMarket } from './market.ts';

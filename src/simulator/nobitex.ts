@@ -2,7 +2,6 @@
  * Nobitex `GET /market/stats` (https://apidocs.nobitex.ir, «آمار بازار»): the usdt-rls market,
  * prices in rial, with Nobitex's error bodies.
  */
-
 import type { SimulatorFault } from './faults.ts';
 import { type HttpEndpoint, json, type UpstreamAnswer } from './http-endpoints.ts';
 import type { TetherMarket } from './market.ts';

@@ -9,7 +9,6 @@
  *   prices in rial.
  * Price faults corrupt only the serialized prices; the market state stays sane.
  */
-
 import type { SimulatorFault } from './faults.ts';
 import {
   changePercent,
