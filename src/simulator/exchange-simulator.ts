@@ -14,7 +14,7 @@ import { binanceRest } from './binance-rest.ts';
 import { BinanceStream } from './binance-stream.ts';
 import { FAULT_CONTROL_PATH, serveFaultControl } from './fault-control.ts';
 import {
-  type Exchange,
+  type FaultState,
   Faults,
   type FaultTarget,
   type SetFaultOptions,
@@ -153,7 +153,7 @@ export class ExchangeSimulator {
   }
 
   /** Current fault of each exchange. */
-  faultState(): Record<Exchange, SimulatorFault> {
+  faultState(): FaultState {
     return this.faults.state();
   }
 

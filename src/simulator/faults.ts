@@ -30,6 +30,9 @@ export interface SetFaultOptions {
   durationMs?: number;
 }
 
+/** The fault of each exchange, e.g. `{"binance":"none","nobitex":"stall"}`. */
+export type FaultState = Record<Exchange, SimulatorFault>;
+
 type FaultListener = (exchange: Exchange, fault: SimulatorFault) => void;
 
 export function isFault(value: unknown): value is SimulatorFault {
@@ -41,10 +44,9 @@ export function isTarget(value: unknown): value is FaultTarget {
 }
 
 export class Faults {
-  private readonly current = Object.fromEntries(EXCHANGES.map((exchange) => [exchange, 'none'])) as Record<
-    Exchange,
-    SimulatorFault
-  >;
+  private readonly current = Object.fromEntries(
+    EXCHANGES.map((exchange) => [exchange, 'none']),
+  ) as FaultState;
   private readonly timers = new Map<Exchange, NodeJS.Timeout>();
   private readonly listeners: FaultListener[] = [];
 
@@ -56,7 +58,7 @@ export class Faults {
   }
 
   /** Current fault of each exchange. */
-  state(): Record<Exchange, SimulatorFault> {
+  state(): FaultState {
     return { ...this.current };
   }
 
