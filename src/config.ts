@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { Value } from 'typebox/value';
+import { urlHost } from './net/url-host.ts';
 
 /**
  * The one configuration schema of nerkh (design §5). Every setting comes from the environment;
@@ -143,5 +144,5 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 function hostForUrl(host: string): string {
   if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
-  return host.includes(':') ? `[${host}]` : host;
+  return urlHost(host);
 }

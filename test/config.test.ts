@@ -40,6 +40,13 @@ describe('loadConfig', () => {
     ]);
   });
 
+  it('derives a public URL that reaches the listening host: IPv6 in brackets, a wildcard as loopback', () => {
+    expect(loadConfig({ HOST: '::1', PORT: '9000' }).publicUrl).toBe('http://[::1]:9000');
+    expect(loadConfig({ HOST: '0.0.0.0' }).publicUrl).toBe('http://127.0.0.1:8080');
+    expect(loadConfig({ HOST: '::' }).publicUrl).toBe('http://127.0.0.1:8080');
+    expect(loadConfig({ HOST: 'rates.local' }).publicUrl).toBe('http://rates.local:8080');
+  });
+
   it.each([
     ['NERKH_REFRESH_SECONDS', 'ten'],
     ['NERKH_REFRESH_SECONDS', '0'],

@@ -3,9 +3,9 @@ import { loadCatalog } from '../../src/collector/catalog-file.ts';
 import { Collector } from '../../src/collector/collector.ts';
 import type { Config } from '../../src/config.ts';
 import { type Catalog, parseCatalog } from '../../src/domain/catalog.ts';
-import { createPairMarket, seededRandom } from '../../src/feeds/simulator/market.ts';
 import { issueApiKey } from '../../src/keys/issue-key.ts';
 import { createLogger } from '../../src/logger.ts';
+import { createPairMarket, seededRandom } from '../../src/simulator/market.ts';
 import type { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 
 /**

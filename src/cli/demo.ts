@@ -5,11 +5,11 @@ import type { Command } from 'commander';
 import { pino } from 'pino';
 import { loadCatalog } from '../collector/catalog-file.ts';
 import { loadConfig } from '../config.ts';
-import { ExchangeSimulator } from '../feeds/simulator/exchange-simulator.ts';
 import { exitOnSignals } from '../http/server.ts';
 import { issueApiKey } from '../keys/issue-key.ts';
 import { createLogger } from '../logger.ts';
 import { type RunningService, startService } from '../service.ts';
+import { ExchangeSimulator } from '../simulator/exchange-simulator.ts';
 
 /** How long the demo waits for the first snapshot before giving up. */
 const firstSnapshotTimeoutMs = 30_000;

@@ -3,14 +3,14 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import { pino } from 'pino';
 import { loadCatalog } from '../collector/catalog-file.ts';
 import { loadConfig } from '../config.ts';
+import { createLogger } from '../logger.ts';
+import { ExchangeSimulator } from '../simulator/exchange-simulator.ts';
 import {
-  ExchangeSimulator,
   FAULT_TARGETS,
   type FaultTarget,
   SIMULATOR_FAULTS,
   type SimulatorFault,
-} from '../feeds/simulator/exchange-simulator.ts';
-import { createLogger } from '../logger.ts';
+} from '../simulator/faults.ts';
 
 interface SimulateOptions {
   port: number;

@@ -5,22 +5,20 @@
  * - Subscribes through the combined-stream URL `/stream?streams=a@ticker/b@ticker`, at most
  *   `streamsPerConnection` streams per connection (Binance allows 1024, but a 1024-stream URL is
  *   ~16 KB; 200 keeps it near 3 KB), so no SUBSCRIBE messages count against the 5 msg/s limit.
- * - Answers server pings: the `ws` client echoes every ping payload in a pong by itself
- *   (`autoPong`, on by default), which is exactly what Binance requires.
- * - Treats a connection that has sent nothing — no data and no ping — for `stallMs` as stalled
- *   and replaces it. Pings count as liveness because quiet pairs may not tick for minutes.
- * - Reconnects after any close or error with exponential backoff and full jitter; the attempt
- *   counter resets once a connection has stayed open for `healthyAfterMs`.
- * - Binance closes every connection at the 24 h mark, so each connection is replaced before that
- *   (`maxConnectionMs`), make-before-break: the new socket opens before the old one is closed.
+ *   Each connection keeps itself alive (`binance-connection.ts`); the source's state is the worst
+ *   of theirs.
+ * - With a REST base URL, bootstraps prices once (`binance-rest.ts`); a stream tick wins over a
+ *   slower REST answer for the same pair.
  * - Validates every field it uses; invalid frames are counted through `listener.rejected` and
  *   never published. A price ×1000 is still a valid number and is passed on: judging jumps needs
  *   the last accepted price, so the collector's jump guard (`priceRejection`) rejects it.
  */
-import { WebSocket } from 'ws';
 import type { Logger } from '../logger.ts';
-import { fullJitterDelay } from './backoff.ts';
-import { parseRestTicker, parseTickerFrame, type TickerResult } from './binance-ticker.ts';
+import { type ConnectionTiming, TickerConnection } from './binance-connection.ts';
+import { bootstrapFromRest } from './binance-rest.ts';
+import { parseTickerFrame, type TickerResult } from './binance-ticker.ts';
+import { chunk } from './chunk.ts';
+import { guardedListener } from './guarded-listener.ts';
 import type { ConnectionState, Feed, FeedListener } from './types.ts';
 
 export interface BinanceFeedOptions {
@@ -48,16 +46,6 @@ export interface BinanceFeedOptions {
   restTimeoutMs?: number;
 }
 
-interface Timing {
-  stallMs: number;
-  backoffBaseMs: number;
-  backoffMaxMs: number;
-  healthyAfterMs: number;
-  maxConnectionMs: number;
-}
-
-/** Binance REST: 100+ symbols in one `symbols=[…]` request cost the maximum weight anyway. */
-const REST_BATCH = 100;
 const PAIR = /^[A-Z0-9]{2,20}$/;
 const STATE_RANK: Record<ConnectionState, number> = {
   open: 0,
@@ -67,204 +55,12 @@ const STATE_RANK: Record<ConnectionState, number> = {
   closed: 4,
 };
 
-function chunk<T>(items: readonly T[], size: number): T[][] {
-  const chunks: T[][] = [];
-  for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));
-  return chunks;
-}
-
-class BinanceRestError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: number | null,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-/** A closing handshake gets 1 s, not ws's 30 s default, so stop() and rotation finish promptly. */
-function closePromptly(socket: WebSocket, reason: string): void {
-  const force = setTimeout(() => socket.terminate(), 1000);
-  socket.once('close', () => clearTimeout(force));
-  socket.close(1000, reason);
-}
-
-interface ConnectionEvents {
-  frame(text: string): void;
-  state(state: ConnectionState, detail: string): void;
-}
-
-/** One WebSocket to Binance with its own stall detection, backoff and 24 h rotation. */
-class TickerConnection {
-  private socket: WebSocket | null = null;
-  /** The socket that will take over at rotation, while it is still connecting. */
-  private replacement: WebSocket | null = null;
-  private readonly sockets = new Set<WebSocket>();
-  private attempt = 0;
-  private stopped = false;
-  private stalled = false;
-  private lastError: string | null = null;
-  private stallTimer: NodeJS.Timeout | undefined;
-  private healthyTimer: NodeJS.Timeout | undefined;
-  private rotateTimer: NodeJS.Timeout | undefined;
-  private reconnectTimer: NodeJS.Timeout | undefined;
-  private drained: (() => void) | null = null;
-
-  constructor(
-    private readonly url: string,
-    private readonly description: string,
-    private readonly timing: Timing,
-    private readonly events: ConnectionEvents,
-    private readonly logger: Logger,
-  ) {}
-
-  start(): void {
-    this.connect();
-  }
-
-  stop(): Promise<void> {
-    this.stopped = true;
-    this.clearTimers();
-    clearTimeout(this.reconnectTimer);
-    if (this.sockets.size === 0) return Promise.resolve();
-    const drained = new Promise<void>((resolve) => {
-      this.drained = resolve;
-    });
-    for (const socket of this.sockets) closePromptly(socket, 'client shutting down');
-    return drained;
-  }
-
-  private connect(): void {
-    this.stalled = false;
-    this.lastError = null;
-    this.events.state('connecting', `connecting to ${this.description}`);
-    this.socket = this.openSocket();
-  }
-
-  private openSocket(): WebSocket {
-    const socket = new WebSocket(this.url, {
-      handshakeTimeout: this.timing.stallMs,
-      perMessageDeflate: false,
-    });
-    this.sockets.add(socket);
-    socket.on('open', () => this.onOpen(socket));
-    socket.on('message', (data, isBinary) => {
-      if (this.stopped) return;
-      if (socket === this.socket) this.armStallTimer();
-      if (!isBinary) this.events.frame(data.toString());
-    });
-    socket.on('ping', () => {
-      if (socket === this.socket) this.armStallTimer();
-    });
-    socket.on('error', (error) => {
-      if (socket === this.socket || socket === this.replacement) this.lastError = error.message;
-      this.logger.debug({ err: error, source: 'binance' }, 'binance websocket error');
-    });
-    socket.on('close', (code, reason) => this.onClose(socket, code, reason.toString()));
-    return socket;
-  }
-
-  private onOpen(socket: WebSocket): void {
-    if (this.stopped) return;
-    if (socket === this.replacement) {
-      const retiring = this.socket;
-      this.socket = socket;
-      this.replacement = null;
-      if (retiring) closePromptly(retiring, 'replaced before the 24 h limit');
-      this.armOpenTimers();
-      this.events.state('open', `${this.description}: replaced the connection before Binance's 24 h limit`);
-      return;
-    }
-    if (socket !== this.socket) return;
-    this.armOpenTimers();
-    this.events.state('open', `connected to ${this.description}`);
-  }
-
-  private onClose(socket: WebSocket, code: number, reason: string): void {
-    this.sockets.delete(socket);
-    if (this.stopped) {
-      if (this.sockets.size === 0) this.drained?.();
-      return;
-    }
-    if (socket === this.replacement) {
-      this.replacement = null;
-      this.logger.warn(
-        { source: 'binance', code, error: this.lastError },
-        'binance: replacement connection failed; keeping the current one and retrying later',
-      );
-      this.rotateTimer = setTimeout(() => this.rotate(), this.timing.backoffMaxMs);
-      return;
-    }
-    if (socket !== this.socket) return;
-    this.clearTimers();
-    if (this.replacement) {
-      // The server closed the old connection first; the one already on its way takes over.
-      this.socket = this.replacement;
-      this.replacement = null;
-      this.events.state('connecting', `connecting to ${this.description}`);
-      return;
-    }
-    this.socket = null;
-    let why: string;
-    if (this.stalled) why = `stalled (nothing received for ${this.timing.stallMs} ms)`;
-    else if (code === 1006 && this.lastError) why = `connection failed: ${this.lastError}`;
-    else if (code === 1006) why = 'connection dropped abruptly';
-    else why = `closed by the server (code ${code}${reason ? `: ${reason}` : ''})`;
-    this.scheduleReconnect(why);
-  }
-
-  private scheduleReconnect(why: string): void {
-    const delay = fullJitterDelay(this.attempt, this.timing.backoffBaseMs, this.timing.backoffMaxMs);
-    this.attempt += 1;
-    this.events.state('backoff', `${why}; reconnecting in ${delay} ms (attempt ${this.attempt})`);
-    this.reconnectTimer = setTimeout(() => this.connect(), delay);
-  }
-
-  private armOpenTimers(): void {
-    this.clearTimers();
-    this.armStallTimer();
-    this.healthyTimer = setTimeout(() => {
-      this.attempt = 0;
-    }, this.timing.healthyAfterMs);
-    this.rotateTimer = setTimeout(() => this.rotate(), this.timing.maxConnectionMs);
-  }
-
-  private armStallTimer(): void {
-    clearTimeout(this.stallTimer);
-    this.stallTimer = setTimeout(() => this.onStall(), this.timing.stallMs);
-  }
-
-  private onStall(): void {
-    const socket = this.socket;
-    if (!socket || this.stopped) return;
-    this.stalled = true;
-    this.events.state('stalled', `${this.description}: nothing received for ${this.timing.stallMs} ms`);
-    socket.terminate();
-  }
-
-  private rotate(): void {
-    if (this.stopped || this.replacement || !this.socket) return;
-    this.logger.info(
-      { source: 'binance' },
-      'binance: opening a replacement connection before the 24 h limit',
-    );
-    this.replacement = this.openSocket();
-  }
-
-  private clearTimers(): void {
-    clearTimeout(this.stallTimer);
-    clearTimeout(this.healthyTimer);
-    clearTimeout(this.rotateTimer);
-  }
-}
-
 export class BinanceFeed implements Feed {
   readonly source = 'binance' as const;
   private readonly pairs: ReadonlySet<string>;
   private readonly listener: FeedListener;
   private readonly logger: Logger;
-  private readonly timing: Timing;
+  private readonly timing: ConnectionTiming;
   private readonly connections: TickerConnection[] = [];
   private readonly states: ConnectionState[] = [];
   /** Pairs that already had a stream tick: a slower REST answer must not overwrite them. */
@@ -283,7 +79,7 @@ export class BinanceFeed implements Feed {
         throw new Error(`pair "${pair}" must be an upper-case Binance symbol like BTCUSDT`);
     }
     this.pairs = new Set(options.pairs);
-    this.listener = options.listener;
+    this.listener = guardedListener(options.listener, options.logger, this.source);
     this.logger = options.logger;
     this.timing = {
       stallMs: options.stallMs ?? 30_000,
@@ -323,7 +119,14 @@ export class BinanceFeed implements Feed {
     if (this.options.restBaseUrl) {
       const abort = new AbortController();
       this.bootstrapAbort = abort;
-      this.bootstrapRun = this.bootstrap(this.options.restBaseUrl.replace(/\/+$/, ''), abort.signal);
+      this.bootstrapRun = bootstrapFromRest({
+        restBaseUrl: this.options.restBaseUrl,
+        pairs: this.pairs,
+        timeoutMs: this.options.restTimeoutMs ?? 5_000,
+        signal: abort.signal,
+        logger: this.logger,
+        onResult: (result) => this.handle(result, 'rest'),
+      });
     }
   }
 
@@ -349,25 +152,16 @@ export class BinanceFeed implements Feed {
       case 'quote':
         if (via === 'rest' && this.streamed.has(result.quote.pair)) return;
         if (via === 'stream') this.streamed.add(result.quote.pair);
-        this.callListener(() => this.listener.coinQuote(result.quote));
+        this.listener.coinQuote(result.quote);
         return;
       case 'rejected':
         this.logger.debug({ source: 'binance', reason: result.reason, via }, 'binance: rejected ticker data');
-        this.callListener(() => this.listener.rejected('binance', result.reason));
+        this.listener.rejected('binance', result.reason);
         return;
       case 'control':
         if (result.error)
           this.logger.warn({ source: 'binance', error: result.error }, 'binance: error reply');
         return;
-    }
-  }
-
-  /** The collector's failure must not unwind into the socket or timer that delivered the data. */
-  private callListener(call: () => void): void {
-    try {
-      call();
-    } catch (error) {
-      this.logger.error({ err: error, source: 'binance' }, 'binance: feed listener threw');
     }
   }
 
@@ -385,75 +179,6 @@ export class BinanceFeed implements Feed {
       { source: 'binance', state },
       `binance ${state}: ${detail}`,
     );
-    this.callListener(() => this.listener.connectionState('binance', state, detail));
-  }
-
-  /** One pass over `GET /api/v3/ticker/24hr?symbols=[…]` so rows have prices before the first tick. */
-  private async bootstrap(restBase: string, signal: AbortSignal): Promise<void> {
-    for (const batch of chunk([...this.pairs], REST_BATCH)) {
-      if (signal.aborted) return;
-      try {
-        this.acceptRest(
-          await this.fetchTickers(restBase, `symbols=${encodeURIComponent(JSON.stringify(batch))}`, signal),
-        );
-      } catch (error) {
-        if (signal.aborted) return;
-        if (error instanceof BinanceRestError && error.status === 200) {
-          this.handle({ kind: 'rejected', reason: 'invalid-json' }, 'rest');
-        } else if (error instanceof BinanceRestError && error.code === -1121) {
-          // One unknown symbol fails the whole batch; ask pair by pair to find it and keep the rest.
-          await this.bootstrapOneByOne(restBase, batch, signal);
-        } else {
-          this.logger.warn(
-            { source: 'binance', err: error },
-            'binance: REST bootstrap failed; waiting for stream ticks',
-          );
-        }
-      }
-    }
-  }
-
-  private async bootstrapOneByOne(restBase: string, pairs: string[], signal: AbortSignal): Promise<void> {
-    for (const pair of pairs) {
-      if (signal.aborted) return;
-      try {
-        this.acceptRest(await this.fetchTickers(restBase, `symbol=${encodeURIComponent(pair)}`, signal));
-      } catch (error) {
-        if (signal.aborted) return;
-        this.logger.warn(
-          { source: 'binance', pair, err: error },
-          'binance: REST bootstrap failed for a pair',
-        );
-      }
-    }
-  }
-
-  private acceptRest(body: unknown): void {
-    const items = Array.isArray(body) ? body : [body];
-    const now = Date.now();
-    for (const item of items) this.handle(parseRestTicker(item, this.pairs, now), 'rest');
-  }
-
-  private async fetchTickers(restBase: string, query: string, signal: AbortSignal): Promise<unknown> {
-    const response = await fetch(`${restBase}/api/v3/ticker/24hr?${query}`, {
-      signal: AbortSignal.any([signal, AbortSignal.timeout(this.options.restTimeoutMs ?? 5_000)]),
-      headers: { accept: 'application/json' },
-    });
-    const text = await response.text();
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      throw new BinanceRestError(response.status, null, `HTTP ${response.status}: body is not JSON`);
-    }
-    if (!response.ok) {
-      const { code, msg } = (body ?? {}) as { code?: unknown; msg?: unknown };
-      throw new BinanceRestError(
-        response.status,
-        typeof code === 'number' ? code : null,
-        `HTTP ${response.status}${typeof msg === 'string' ? `: ${msg}` : ''}`,
-      );
-    }
-    return body;
+    this.listener.connectionState('binance', state, detail);
   }
 }

@@ -2,16 +2,17 @@
  * Nobitex source adapter: tether's sell rate in toman, polled from
  * `GET /market/stats?srcCurrency=usdt&dstCurrency=rls` (https://apidocs.nobitex.ir, «آمار بازار»).
  * `stats["usdt-rls"].bestSell` is the lowest sell order — what a buyer pays, the side nerkh
- * publishes — quoted in rial; it becomes toman via `tomanFromRial`.
+ * publishes — quoted in rial; `nobitex-stats.ts` validates it and converts it to toman.
  *
  * Nobitex allows 20 requests a minute on this endpoint, so polls are at least 3 s apart and never
  * overlap (the next one is scheduled when the previous has finished). A 429 waits as long as its
  * `Retry-After` says; 5xx answers, timeouts and network errors back off with jitter. Nothing
  * thrown escapes the poll timer.
  */
-import { tomanFromRial } from '../domain/pricing.ts';
 import type { Logger } from '../logger.ts';
 import { fullJitterDelay, retryAfterMs } from './backoff.ts';
+import { guardedListener } from './guarded-listener.ts';
+import { parseTetherStats } from './nobitex-stats.ts';
 import type { ConnectionState, Feed, FeedListener } from './types.ts';
 
 export interface NobitexFeedOptions {
@@ -29,42 +30,8 @@ export interface NobitexFeedOptions {
   backoffMaxMs?: number;
 }
 
-export type TetherStatsResult = { kind: 'quote'; toman: number } | { kind: 'rejected'; reason: string };
-
-const MARKET = 'usdt-rls';
-const DECIMAL = /^-?\d+(?:\.\d+)?$/;
 /** A Retry-After beyond an hour is more likely a broken header than a plan; cap the wait. */
 const MAX_RETRY_AFTER_MS = 3_600_000;
-
-function rejected(reason: string): TetherStatsResult {
-  return { kind: 'rejected', reason };
-}
-
-/** Validates a `/market/stats` body and converts `usdt-rls` bestSell from rial to toman. */
-export function parseTetherStats(text: string): TetherStatsResult {
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return rejected('invalid-json');
-  }
-  if (typeof body !== 'object' || body === null) return rejected('not-an-object');
-  const { status, stats } = body as Record<string, unknown>;
-  if (status !== 'ok') return rejected('status-not-ok');
-  const market =
-    typeof stats === 'object' && stats !== null ? (stats as Record<string, unknown>)[MARKET] : undefined;
-  if (typeof market !== 'object' || market === null) return rejected('market-missing');
-  const { isClosed, bestSell } = market as Record<string, unknown>;
-  if (isClosed === true) return rejected('market-closed');
-  if (bestSell === undefined || bestSell === null) return rejected('best-sell-missing');
-  if (typeof bestSell !== 'string') return rejected('best-sell-not-a-string');
-  if (!DECIMAL.test(bestSell)) return rejected('best-sell-not-a-number');
-  const rial = Number(bestSell);
-  if (!Number.isFinite(rial)) return rejected('best-sell-not-a-number');
-  const toman = tomanFromRial(rial);
-  if (toman <= 0) return rejected('best-sell-not-positive');
-  return { kind: 'quote', toman };
-}
 
 export class NobitexFeed implements Feed {
   readonly source = 'nobitex' as const;
@@ -93,7 +60,7 @@ export class NobitexFeed implements Feed {
     this.pollMs = Math.max(options.pollMs, options.minPollMs ?? 3_000);
     this.timeoutMs = options.timeoutMs ?? 5_000;
     this.backoffMaxMs = Math.max(options.backoffMaxMs ?? 60_000, this.pollMs);
-    this.listener = options.listener;
+    this.listener = guardedListener(options.listener, options.logger, this.source);
     this.logger = options.logger;
   }
 
@@ -168,15 +135,11 @@ export class NobitexFeed implements Feed {
     this.attempt = 0;
     this.report('open', `polling ${this.host} every ${this.pollMs} ms`);
     const result = parseTetherStats(text);
-    try {
-      if (result.kind === 'quote') {
-        this.listener.tetherQuote({ toman: result.toman, tickTime: Date.now() });
-      } else {
-        this.logger.debug({ source: 'nobitex', reason: result.reason }, 'nobitex: rejected stats');
-        this.listener.rejected('nobitex', result.reason);
-      }
-    } catch (error) {
-      this.logger.error({ err: error, source: 'nobitex' }, 'nobitex: feed listener threw');
+    if (result.kind === 'quote') {
+      this.listener.tetherQuote({ toman: result.toman, tickTime: Date.now() });
+    } else {
+      this.logger.debug({ source: 'nobitex', reason: result.reason }, 'nobitex: rejected stats');
+      this.listener.rejected('nobitex', result.reason);
     }
     return this.pollMs;
   }
@@ -199,10 +162,6 @@ export class NobitexFeed implements Feed {
     this.state = state;
     const log = state === 'backoff' ? this.logger.warn.bind(this.logger) : this.logger.info.bind(this.logger);
     log({ source: 'nobitex', state }, `nobitex ${state}: ${detail}`);
-    try {
-      this.listener.connectionState('nobitex', state, detail);
-    } catch (error) {
-      this.logger.error({ err: error, source: 'nobitex' }, 'nobitex: feed listener threw');
-    }
+    this.listener.connectionState('nobitex', state, detail);
   }
 }

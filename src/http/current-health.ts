@@ -1,5 +1,5 @@
-import type { Snapshot } from '../domain/rates.ts';
 import type { CollectorStatus } from '../collector/collector-status.ts';
+import type { Snapshot } from '../domain/rates.ts';
 import type { CollectorStatusStore } from '../store/types.ts';
 import { assessHealth, type HealthReport } from './health-assessment.ts';
 

@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../logger.ts';
+import { urlHost } from '../net/url-host.ts';
 import type { NerkhApp } from './app.ts';
 
 class ListenError extends Error {
@@ -27,8 +28,7 @@ export async function listen(app: NerkhApp, host: string, port: number): Promise
     throw error;
   }
   const address = app.server.address() as AddressInfo;
-  const hostInUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  return `http://${hostInUrl}:${address.port}`;
+  return `http://${urlHost(address.address)}:${address.port}`;
 }
 
 interface ShutdownOptions {

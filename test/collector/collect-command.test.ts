@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { loadCatalog } from '../../src/collector/catalog-file.ts';
 import { loadConfig } from '../../src/config.ts';
-import { ExchangeSimulator } from '../../src/feeds/simulator/exchange-simulator.ts';
+import { ExchangeSimulator } from '../../src/simulator/exchange-simulator.ts';
 import { openStore } from '../../src/store/open-store.ts';
 
 /** `nerkh collect` as an operator runs it: a real process, real sockets, signals. */

@@ -6,9 +6,9 @@ import { loadCatalog } from '../../src/collector/catalog-file.ts';
 import { type Pipeline, startPipeline } from '../../src/collector/pipeline.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { RateRow, Snapshot } from '../../src/domain/rates.ts';
-import { ExchangeSimulator } from '../../src/feeds/simulator/exchange-simulator.ts';
 import type { SourceName } from '../../src/feeds/types.ts';
 import { createLogger } from '../../src/logger.ts';
+import { ExchangeSimulator } from '../../src/simulator/exchange-simulator.ts';
 import { type OpenedStore, openStore } from '../../src/store/open-store.ts';
 
 /** End to end over real sockets: simulator → Binance/Nobitex adapters → collector → SQLite. */

@@ -1,5 +1,5 @@
-import { WebSocket } from 'ws';
-import { type Catalog, parseCatalog } from '../../src/domain/catalog.ts';
+import { onTestFinished } from 'vitest';
+import { BinanceFeed, type BinanceFeedOptions } from '../../src/feeds/binance.ts';
 import type {
   CoinQuote,
   ConnectionState,
@@ -8,38 +8,11 @@ import type {
   TetherQuote,
 } from '../../src/feeds/types.ts';
 import { createLogger } from '../../src/logger.ts';
+import type { ExchangeSimulator, SimulatorOptions } from '../../src/simulator/exchange-simulator.ts';
+import { startSimulator } from '../simulator/helpers.ts';
+import { waitFor } from '../support/wait.ts';
 
 export const silentLogger = createLogger('silent');
-
-/** A small catalog: two busy coins, one tiny-priced coin, one coin missing from the price table, and USDT. */
-export function smallCatalog(): Catalog {
-  return parseCatalog([
-    { symbol: 'BTC', name_fa: 'بیت‌کوین', pair: 'BTCUSDT' },
-    { symbol: 'ETH', name_fa: 'اتریوم', pair: 'ETHUSDT' },
-    { symbol: 'SHIB', name_fa: 'شیبا', pair: 'SHIBUSDT' },
-    { symbol: 'ZZZ', name_fa: 'زد', pair: 'ZZZUSDT' },
-    { symbol: 'USDT', name_fa: 'تتر', pair: null },
-  ]);
-}
-
-/** Resolves when `check` returns a value other than undefined/null/false; fails after `timeoutMs`. */
-export async function waitFor<T>(
-  check: () => T | undefined | null | false,
-  timeoutMs = 3_000,
-  what = 'condition',
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = check();
-    if (value !== undefined && value !== null && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
 
 /** A FeedListener that records everything it is told. */
 export class RecordingListener implements FeedListener {
@@ -73,45 +46,54 @@ export class RecordingListener implements FeedListener {
   }
 }
 
-/** A raw WebSocket client that queues text frames, for checking the simulator's wire format. */
-export class WireClient {
-  readonly frames: string[] = [];
-  readonly pings: Buffer[] = [];
-  closed: { code: number; reason: string } | null = null;
+/** A BinanceFeed, stopped when the test ends (not started). */
+export function binanceFeed(options: BinanceFeedOptions): BinanceFeed {
+  const feed = new BinanceFeed(options);
+  onTestFinished(() => feed.stop());
+  return feed;
+}
 
-  private constructor(readonly ws: WebSocket) {
-    ws.on('message', (data) => this.frames.push(data.toString()));
-    ws.on('ping', (payload) => this.pings.push(payload));
-    ws.on('close', (code, reason) => {
-      this.closed = { code, reason: reason.toString() };
-    });
-    ws.on('error', () => {});
-  }
+/** A started BinanceFeed on a fresh simulator, once it reports open. */
+export async function openBinanceFeed(
+  feedOptions: Partial<BinanceFeedOptions> = {},
+  simulatorOptions: Partial<SimulatorOptions> = {},
+): Promise<{ sim: ExchangeSimulator; feed: BinanceFeed; listener: RecordingListener }> {
+  const sim = await startSimulator({
+    seed: 42,
+    pingIntervalMs: 100,
+    maxIncomingPerSecond: 50,
+    ...simulatorOptions,
+  });
+  const listener = new RecordingListener();
+  const feed = binanceFeed({
+    wsBaseUrl: sim.wsBaseUrl,
+    pairs: ['BTCUSDT', 'ETHUSDT', 'SHIBUSDT'],
+    listener,
+    logger: silentLogger,
+    stallMs: 1_000,
+    backoffBaseMs: 20,
+    backoffMaxMs: 100,
+    ...feedOptions,
+  });
+  feed.start();
+  await waitFor(() => listener.lastState() === 'open', 3_000, 'the feed to connect');
+  return { sim, feed, listener };
+}
 
-  static open(url: string, options: { autoPong?: boolean } = {}): Promise<WireClient> {
-    const ws = new WebSocket(url, { autoPong: options.autoPong ?? true });
-    const client = new WireClient(ws);
-    return new Promise((resolve, reject) => {
-      ws.once('open', () => resolve(client));
-      ws.once('error', reject);
-    });
-  }
-
-  send(message: unknown): void {
-    this.ws.send(JSON.stringify(message));
-  }
-
-  /** Next unread frame, parsed. */
-  async next(timeoutMs = 2_000): Promise<unknown> {
-    const text = await waitFor(() => this.frames.shift(), timeoutMs, 'a frame');
-    return JSON.parse(text);
-  }
-
-  close(): Promise<void> {
-    if (this.closed) return Promise.resolve();
-    return new Promise((resolve) => {
-      this.ws.once('close', () => resolve());
-      this.ws.terminate();
-    });
-  }
+/** Ticks until a quote for the pair arrives (a tick sent before the server registered the client is lost). */
+export async function tickUntilQuoted(
+  sim: ExchangeSimulator,
+  listener: RecordingListener,
+  pair: string,
+  ask?: string,
+): Promise<CoinQuote> {
+  const since = Date.now();
+  return waitFor(
+    () => {
+      sim.tick(pair, ask);
+      return listener.quotes.find((quote) => quote.pair === pair && quote.tickTime >= since);
+    },
+    3_000,
+    `a ${pair} quote`,
+  );
 }

@@ -1,30 +1,24 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { NobitexFeed, type NobitexFeedOptions, parseTetherStats } from '../../src/feeds/nobitex.ts';
-import { ExchangeSimulator } from '../../src/feeds/simulator/exchange-simulator.ts';
-import { RecordingListener, silentLogger, sleep, smallCatalog, waitFor } from './helpers.ts';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { NobitexFeed, type NobitexFeedOptions } from '../../src/feeds/nobitex.ts';
+import type { ExchangeSimulator } from '../../src/simulator/exchange-simulator.ts';
+import { startSimulator } from '../simulator/helpers.ts';
+import { sleep, waitFor } from '../support/wait.ts';
+import { RecordingListener, silentLogger } from './helpers.ts';
 
-let simulator: ExchangeSimulator | undefined;
-let feed: NobitexFeed | undefined;
-
-afterEach(async () => {
-  await feed?.stop();
-  await simulator?.stop();
-  feed = undefined;
-  simulator = undefined;
-});
+/** A NobitexFeed, stopped when the test ends (not started). */
+function nobitexFeed(options: NobitexFeedOptions): NobitexFeed {
+  const feed = new NobitexFeed(options);
+  onTestFinished(() => feed.stop());
+  return feed;
+}
 
 async function setup(
   options: Partial<NobitexFeedOptions> = {},
-): Promise<{ sim: ExchangeSimulator; listener: RecordingListener }> {
-  const sim = await ExchangeSimulator.start({
-    catalog: smallCatalog(),
-    autoTick: false,
-    retryAfterSeconds: 1,
-  });
-  simulator = sim;
+): Promise<{ sim: ExchangeSimulator; feed: NobitexFeed; listener: RecordingListener }> {
+  const sim = await startSimulator({ retryAfterSeconds: 1 });
   sim.setUsdtBestSellRial('1052990');
   const listener = new RecordingListener();
-  feed = new NobitexFeed({
+  const feed = nobitexFeed({
     baseUrl: sim.nobitexBaseUrl,
     pollMs: 40,
     minPollMs: 40,
@@ -36,7 +30,7 @@ async function setup(
   });
   feed.start();
   await waitFor(() => listener.tether.length > 0, 2_000, 'the first tether quote');
-  return { sim, listener };
+  return { sim, feed, listener };
 }
 
 describe('NobitexFeed', () => {
@@ -124,43 +118,22 @@ describe('NobitexFeed', () => {
 
   it('keeps at least 3 s between polls unless told otherwise', () => {
     const listener = new RecordingListener();
-    feed = new NobitexFeed({ baseUrl: 'http://127.0.0.1:1', pollMs: 500, listener, logger: silentLogger });
+    const feed = nobitexFeed({ baseUrl: 'http://127.0.0.1:1', pollMs: 500, listener, logger: silentLogger });
     feed.start();
     expect(listener.states[0]?.detail).toBe('polling 127.0.0.1:1 every 3000 ms');
   });
 
   it('stops promptly, even with a request in flight, and polls no more', async () => {
-    const { sim, listener } = await setup({ timeoutMs: 5_000 });
+    const { sim, feed, listener } = await setup({ timeoutMs: 5_000 });
     sim.setFault('stall', 'nobitex');
     await sleep(100);
     const started = Date.now();
-    await feed?.stop();
+    await feed.stop();
     expect(Date.now() - started).toBeLessThan(500);
     expect(listener.lastState()).toBe('closed');
     const after = listener.states.length + listener.tether.length;
     sim.setFault('none');
     await sleep(150);
     expect(listener.states.length + listener.tether.length).toBe(after);
-  });
-});
-
-describe('parseTetherStats', () => {
-  const body = (market: Record<string, unknown>, status = 'ok') =>
-    JSON.stringify({ status, stats: { 'usdt-rls': { isClosed: false, bestBuy: '1050000', ...market } } });
-
-  it('converts rial to toman', () => {
-    expect(parseTetherStats(body({ bestSell: '1052990' }))).toEqual({ kind: 'quote', toman: 105299 });
-  });
-
-  it.each([
-    ['a failed status', body({ bestSell: '1052990' }, 'failed'), 'status-not-ok'],
-    ['another market only', JSON.stringify({ status: 'ok', stats: { 'btc-rls': {} } }), 'market-missing'],
-    ['a closed market', body({ bestSell: '1052990', isClosed: true }), 'market-closed'],
-    ['a numeric bestSell', body({ bestSell: 1052990 }), 'best-sell-not-a-string'],
-    ['an empty bestSell', body({ bestSell: '' }), 'best-sell-not-a-number'],
-    ['a zero bestSell', body({ bestSell: '0' }), 'best-sell-not-positive'],
-    ['a bestSell under one toman', body({ bestSell: '4' }), 'best-sell-not-positive'],
-  ])('rejects %s', (_what, text, reason) => {
-    expect(parseTetherStats(text)).toEqual({ kind: 'rejected', reason });
   });
 });

@@ -6,7 +6,7 @@ import {
   priceDecimals,
   seededRandom,
   stepMarket,
-} from '../../../src/feeds/simulator/market.ts';
+} from '../../src/simulator/market.ts';
 
 describe('simulated market', () => {
   it('formats and parses 8-decimal wire prices exactly', () => {

@@ -9,6 +9,7 @@
  *   prices in rial.
  * Price faults corrupt only the serialized prices; the market state stays sane.
  */
+import type { SimulatorFault } from './faults.ts';
 import {
   changePercent,
   formatUnits,
@@ -19,24 +20,11 @@ import {
   weightedAverage,
 } from './market.ts';
 
-export const SIMULATOR_FAULTS = [
-  'none',
-  'drop',
-  'stall',
-  'malformed',
-  'negative',
-  'nan',
-  'absurd',
-  'http-429',
-  'http-5xx',
-] as const;
-export type SimulatorFault = (typeof SIMULATOR_FAULTS)[number];
-
 /** 24 h: the ticker statistics window. */
 const WINDOW_MS = 86_400_000;
 
 /** A price as sent under the current fault: `negative` → "-…", `nan` → "NaN", `absurd` → ×1000. */
-export function wirePrice(units: bigint, fault: SimulatorFault): string {
+function wirePrice(units: bigint, fault: SimulatorFault): string {
   switch (fault) {
     case 'negative':
       return `-${formatUnits(units)}`;

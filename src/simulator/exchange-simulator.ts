@@ -1,0 +1,243 @@
+/**
+ * A local exchange that speaks the upstream wire formats nerkh consumes, on one port: the Binance
+ * stream (`binance-stream.ts`), Binance REST (`binance-rest.ts`), Nobitex (`nobitex.ts`) and the
+ * fault control surface (`fault-control.ts`), over one simulated market (`market.ts`).
+ * It exists so tests, the demo and operators' drills exercise the real adapters over real sockets.
+ */
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { Catalog } from '../domain/catalog.ts';
+import type { Logger } from '../logger.ts';
+import { urlHost } from '../net/url-host.ts';
+import { binanceRest } from './binance-rest.ts';
+import { BinanceStream } from './binance-stream.ts';
+import { FAULT_CONTROL_PATH, serveFaultControl } from './fault-control.ts';
+import {
+  type FaultState,
+  Faults,
+  type FaultTarget,
+  type SetFaultOptions,
+  type SimulatorFault,
+} from './faults.ts';
+import { type HttpEndpoint, HttpEndpoints, json, sendJson } from './http-endpoints.ts';
+import {
+  createPairMarket,
+  createTetherMarket,
+  formatUnits,
+  type PairMarket,
+  parseUnits,
+  seededRandom,
+  setMarketAsk,
+  setTetherBestSell,
+  stepMarket,
+  stepTetherMarket,
+  TETHER_INTERVAL_MS,
+  type TetherMarket,
+} from './market.ts';
+import { nobitex } from './nobitex.ts';
+
+export interface SimulatorOptions {
+  /** Every entry with a pair gets a random-walk price. */
+  catalog: Catalog;
+  /** Default 0 (an ephemeral port). */
+  port?: number;
+  /** Default '127.0.0.1'. */
+  host?: string;
+  /** Seed of the deterministic PRNG; default: random. */
+  seed?: number;
+  /** Binance sends a ping frame every 20 s. */
+  pingIntervalMs?: number;
+  /** Binance disconnects a client that has not answered a ping within a minute. */
+  pongTimeoutMs?: number;
+  /** Binance closes every connection at the 24 h mark. */
+  maxConnectionMs?: number;
+  /** Default true: the random walk runs on timers; tests set false and drive `tick`. */
+  autoTick?: boolean;
+  /** Nobitex usdt-rls bestSell at start, in rial. */
+  usdtRialStart?: number;
+  /** Binance allows 5 incoming messages (ping, pong, JSON control) per second per connection. */
+  maxIncomingPerSecond?: number;
+  /** Seconds sent in `Retry-After` under the `http-429` fault (default 2). */
+  retryAfterSeconds?: number;
+  /** Connection and fault events at info; silent when absent. */
+  logger?: Logger;
+}
+
+const AUTO_TICK_RESOLUTION_MS = 250;
+const DEFAULT_USDT_RIAL = 1_052_990;
+
+export class ExchangeSimulator {
+  private readonly server: http.Server;
+  private readonly markets = new Map<string, PairMarket>();
+  private readonly tether: TetherMarket;
+  private readonly random: () => number;
+  private readonly faults: Faults;
+  private readonly stream: BinanceStream;
+  private readonly http: HttpEndpoints;
+  private readonly endpoints: ReadonlyMap<string, HttpEndpoint>;
+  private autoTickTimer: NodeJS.Timeout | undefined;
+
+  static async start(options: SimulatorOptions): Promise<ExchangeSimulator> {
+    const simulator = new ExchangeSimulator(options);
+    await simulator.listen(options.port ?? 0, options.host ?? '127.0.0.1');
+    if (options.autoTick ?? true) simulator.startAutoTick();
+    return simulator;
+  }
+
+  private constructor(options: SimulatorOptions) {
+    this.random = seededRandom(options.seed ?? Math.floor(Math.random() * 2 ** 32));
+    const retryAfterSeconds = options.retryAfterSeconds ?? 2;
+    const now = Date.now();
+    for (const entry of options.catalog) {
+      if (entry.pair === null) continue;
+      this.markets.set(entry.pair, createPairMarket(entry.symbol, entry.pair, this.random, now));
+    }
+    this.tether = createTetherMarket(options.usdtRialStart ?? DEFAULT_USDT_RIAL, this.random, now);
+    this.faults = new Faults(options.logger);
+    this.stream = new BinanceStream({
+      faults: this.faults,
+      pingIntervalMs: options.pingIntervalMs ?? 20_000,
+      pongTimeoutMs: options.pongTimeoutMs ?? 60_000,
+      maxConnectionMs: options.maxConnectionMs ?? 86_400_000,
+      maxIncomingPerSecond: options.maxIncomingPerSecond ?? 5,
+      retryAfterSeconds,
+      logger: options.logger,
+    });
+    this.http = new HttpEndpoints(this.faults, retryAfterSeconds);
+    this.endpoints = new Map(
+      [binanceRest(this.markets), nobitex(this.tether)].map((endpoint) => [endpoint.path, endpoint]),
+    );
+    this.server = http.createServer((req, res) => this.onRequest(req, res));
+    this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) =>
+      this.stream.handleUpgrade(req, socket, head),
+    );
+  }
+
+  private listen(port: number, host: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, host, () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
+  }
+
+  get port(): number {
+    return (this.server.address() as AddressInfo).port;
+  }
+
+  private get origin(): string {
+    return `${urlHost((this.server.address() as AddressInfo).address)}:${this.port}`;
+  }
+
+  /** Binance WebSocket base: `/stream?streams=…` and `/ws/<stream>` hang off it. */
+  get wsBaseUrl(): string {
+    return `ws://${this.origin}`;
+  }
+
+  /** Binance REST base: `/api/v3/ticker/24hr`. */
+  get restBaseUrl(): string {
+    return `http://${this.origin}`;
+  }
+
+  /** Nobitex base: `/market/stats`. */
+  get nobitexBaseUrl(): string {
+    return `http://${this.origin}`;
+  }
+
+  /** Open WebSocket connections. */
+  get connectionCount(): number {
+    return this.stream.connectionCount;
+  }
+
+  /** Current fault of each exchange. */
+  faultState(): FaultState {
+    return this.faults.state();
+  }
+
+  setFault(fault: SimulatorFault, target: FaultTarget = 'all', options: SetFaultOptions = {}): void {
+    this.faults.set(fault, target, options);
+  }
+
+  /** Current best ask of a pair as sent on the wire when no price fault is set, e.g. '97123.45000000'. */
+  askOf(pair: string): string {
+    return formatUnits(this.marketOf(pair).ask);
+  }
+
+  /** Current Nobitex usdt-rls bestSell in rial, as sent on the wire when no price fault is set. */
+  usdtBestSellRial(): string {
+    return String(this.tether.bestSell);
+  }
+
+  /** Sets the Nobitex bestSell (a whole number of rial, as a string). */
+  setUsdtBestSellRial(rial: string): void {
+    if (!/^[1-9]\d*$/.test(rial))
+      throw new Error(`bestSell must be a positive whole number of rial, got "${rial}"`);
+    setTetherBestSell(this.tether, Number(rial), this.random);
+  }
+
+  /**
+   * Sends one ticker event for the pair now: with `ask` the best ask becomes that price (a moving
+   * tick if it differs), without it the ask stays (an unchanged tick). Returns the event time E.
+   */
+  tick(pair: string, ask?: string): number {
+    const market = this.marketOf(pair);
+    if (ask === undefined) {
+      setMarketAsk(market, market.ask, this.random);
+    } else {
+      const units = parseUnits(ask);
+      if (units === null || units <= 0n)
+        throw new Error(`ask must be a positive decimal with ≤ 8 decimals, got "${ask}"`);
+      setMarketAsk(market, units, this.random);
+    }
+    const eventTime = Date.now();
+    this.stream.publish(market, eventTime);
+    return eventTime;
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.autoTickTimer);
+    this.faults.stop();
+    this.http.stop();
+    await this.stream.stop();
+    await new Promise<void>((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+  }
+
+  private marketOf(pair: string): PairMarket {
+    const market = this.markets.get(pair);
+    if (!market) throw new Error(`pair ${pair} is not in the simulator's catalog`);
+    return market;
+  }
+
+  private startAutoTick(): void {
+    this.autoTickTimer = setInterval(() => {
+      const now = Date.now();
+      for (const market of this.markets.values()) {
+        if (now < market.nextDueAt) continue;
+        market.nextDueAt = now + market.intervalMs;
+        stepMarket(market, this.random);
+        this.stream.publish(market, now);
+      }
+      if (now >= this.tether.nextDueAt) {
+        this.tether.nextDueAt = now + TETHER_INTERVAL_MS;
+        stepTetherMarket(this.tether, this.random);
+      }
+    }, AUTO_TICK_RESOLUTION_MS);
+  }
+
+  private onRequest(req: IncomingMessage, res: ServerResponse): void {
+    const url = new URL(req.url ?? '/', 'http://simulator');
+    if (url.pathname === FAULT_CONTROL_PATH) {
+      serveFaultControl(req, res, this.faults);
+      return;
+    }
+    const endpoint = this.endpoints.get(url.pathname);
+    if (endpoint) this.http.serve(endpoint, req, res, url.searchParams);
+    else sendJson(res, json(404, { error: 'not found' }));
+  }
+}

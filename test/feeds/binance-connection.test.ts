@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { startSimulator } from '../simulator/helpers.ts';
+import { sleep, waitFor } from '../support/wait.ts';
+import { binanceFeed, openBinanceFeed, RecordingListener, silentLogger, tickUntilQuoted } from './helpers.ts';
+
+describe('BinanceFeed', () => {
+  it('answers pings, so a quiet connection is neither stalled nor dropped by the server', async () => {
+    const { sim, listener } = await openBinanceFeed(
+      { stallMs: 400 },
+      { pingIntervalMs: 80, pongTimeoutMs: 250 },
+    );
+    await sleep(1_000);
+    expect(listener.statesSeen()).toEqual(['connecting', 'open']);
+    expect(sim.connectionCount).toBe(1);
+  });
+
+  it('reconnects with backoff after the server drops the connection', async () => {
+    const { sim, listener } = await openBinanceFeed();
+    sim.setFault('drop', 'binance', { durationMs: 300 });
+    await waitFor(() => listener.lastState() === 'backoff', 2_000, 'backoff');
+    await waitFor(
+      () => sim.faultState().binance === 'none' && listener.lastState() === 'open',
+      3_000,
+      'reconnect',
+    );
+    const backoffs = listener.states.filter((s) => s.state === 'backoff');
+    expect(backoffs[0]?.detail).toMatch(/dropped|failed/);
+    expect(backoffs.at(-1)?.detail).toMatch(/reconnecting in \d+ ms \(attempt \d+\)/);
+    expect(backoffs.length).toBeGreaterThan(1);
+
+    const quote = await tickUntilQuoted(sim, listener, 'ETHUSDT', '3333.33');
+    expect(quote.ask).toBe(3333.33);
+    expect(sim.connectionCount).toBe(1);
+  });
+
+  it('grows the backoff while failures repeat and resets it after a healthy period', async () => {
+    const { sim, listener } = await openBinanceFeed({ healthyAfterMs: 150 });
+    sim.setFault('drop', 'binance');
+    await waitFor(
+      () => listener.states.some((s) => /\(attempt 3\)/.test(s.detail)),
+      3_000,
+      'three failed attempts',
+    );
+    sim.setFault('none');
+    await waitFor(() => listener.lastState() === 'open', 3_000, 'reconnect');
+    await sleep(300);
+    const mark = listener.states.length;
+    sim.setFault('drop', 'binance');
+    const next = await waitFor(
+      () => listener.states.slice(mark).find((s) => s.state === 'backoff'),
+      2_000,
+      'a drop',
+    );
+    expect(next.detail).toMatch(/\(attempt 1\)$/);
+  });
+
+  it('detects a stalled connection and replaces it', async () => {
+    const { sim, listener } = await openBinanceFeed({ stallMs: 300 });
+    sim.setFault('stall', 'binance');
+    const stalled = await waitFor(() => listener.states.find((s) => s.state === 'stalled'), 2_000, 'stall');
+    expect(stalled.detail).toMatch(/nothing received for 300 ms/);
+    sim.setFault('none');
+    await waitFor(() => listener.lastState() === 'open', 3_000, 'reconnect after the stall');
+    expect((await tickUntilQuoted(sim, listener, 'BTCUSDT', '91000')).ask).toBe(91000);
+    await waitFor(() => sim.connectionCount === 1, 2_000, 'the stalled socket to go');
+  });
+
+  it('backs off when the WebSocket upgrade is refused with 429 or 503', async () => {
+    const sim = await startSimulator();
+    sim.setFault('http-429', 'binance');
+    const listener = new RecordingListener();
+    const feed = binanceFeed({
+      wsBaseUrl: sim.wsBaseUrl,
+      pairs: ['BTCUSDT'],
+      listener,
+      logger: silentLogger,
+      backoffBaseMs: 20,
+      backoffMaxMs: 50,
+    });
+    feed.start();
+    const refused = await waitFor(() => listener.states.find((s) => s.state === 'backoff'), 2_000, 'backoff');
+    expect(refused.detail).toMatch(/429/);
+    sim.setFault('http-5xx', 'binance');
+    await waitFor(() => listener.states.some((s) => /503/.test(s.detail)), 2_000, 'a 503');
+    sim.setFault('none');
+    await waitFor(() => listener.lastState() === 'open', 2_000, 'recovery');
+  });
+
+  it('replaces its connection before the lifetime cap without a gap', async () => {
+    const { sim, listener } = await openBinanceFeed({ maxConnectionMs: 300 });
+    const replaced = await waitFor(
+      () => listener.states.find((s) => /replaced/.test(s.detail)),
+      3_000,
+      'a proactive replacement',
+    );
+    expect(replaced.state).toBe('open');
+    expect(listener.statesSeen()).not.toContain('backoff');
+    await waitFor(() => sim.connectionCount === 1, 2_000, 'the old connection to close');
+    expect((await tickUntilQuoted(sim, listener, 'BTCUSDT', '92000')).ask).toBe(92000);
+  });
+
+  it('reconnects when the server closes at its lifetime cap', async () => {
+    const { sim, listener } = await openBinanceFeed({}, { maxConnectionMs: 200 });
+    const closed = await waitFor(() => listener.states.find((s) => s.state === 'backoff'), 2_000, 'the cap');
+    expect(closed.detail).toMatch(/closed by the server \(code 1000: connection lifetime exceeded\)/);
+    await waitFor(() => listener.lastState() === 'open', 2_000, 'reconnect');
+    expect(sim.connectionCount).toBe(1);
+  });
+});

@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { startSimulator } from './helpers.ts';
+
+describe('fault modes', () => {
+  it('switches faults at run time through /_simulator/fault', async () => {
+    const sim = await startSimulator({ retryAfterSeconds: 3 });
+    const control = `${sim.restBaseUrl}/_simulator/fault`;
+    const set = await fetch(control, {
+      method: 'POST',
+      body: JSON.stringify({ fault: 'http-429', target: 'nobitex' }),
+    });
+    expect(await set.json()).toEqual({ binance: 'none', nobitex: 'http-429' });
+    expect(await (await fetch(control)).json()).toEqual({ binance: 'none', nobitex: 'http-429' });
+
+    const limited = await fetch(`${sim.nobitexBaseUrl}/market/stats?srcCurrency=usdt&dstCurrency=rls`);
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toBe('3');
+    expect((await fetch(`${sim.restBaseUrl}/api/v3/ticker/24hr?symbol=BTCUSDT`)).status).toBe(200);
+
+    await fetch(control, { method: 'POST', body: JSON.stringify({ fault: 'http-5xx' }) });
+    expect((await fetch(`${sim.restBaseUrl}/api/v3/ticker/24hr?symbol=BTCUSDT`)).status).toBe(503);
+
+    const bad = await fetch(control, { method: 'POST', body: JSON.stringify({ fault: 'explode' }) });
+    expect(bad.status).toBe(400);
+  });
+});
