@@ -32,6 +32,18 @@ function rateLimiterContract(open: OpenLimiter): void {
     expect(again).toMatchObject({ allowed: true, remaining: 0 });
   });
 
+  it('a refusal waits for the one admission in the window to leave it, not a whole window', async () => {
+    const limiter = open(60_000);
+    await limiter.take('k', 1, 0);
+    expect(await limiter.take('k', 1, 45_000)).toMatchObject({
+      allowed: false,
+      remaining: 0,
+      resetSeconds: 15,
+      retryAfterSeconds: 15,
+    });
+    expect(await limiter.peek('k', 1, 45_000)).toMatchObject({ allowed: false, retryAfterSeconds: 15 });
+  });
+
   it('keeps keys apart', async () => {
     const limiter = open(60_000);
     for (let i = 0; i < 3; i++) await limiter.take('a', 3, 0);
@@ -78,7 +90,14 @@ function rateLimiterContract(open: OpenLimiter): void {
             const inWindow = admitted.filter((t) => t > now - windowMs).length;
             expect(decision.allowed).toBe(inWindow < limit);
             if (decision.allowed) admitted.push(now);
-            expect(decision.remaining).toBe(limit - admitted.filter((t) => t > now - windowMs).length);
+            const after = admitted.filter((t) => t > now - windowMs);
+            expect(decision.remaining).toBe(limit - after.length);
+            // The wait is exact: until the oldest admission in the window leaves it.
+            const freeing = after[Math.max(0, after.length - limit)];
+            const secondsUntilFree =
+              freeing === undefined ? 0 : Math.max(1, Math.ceil((freeing + windowMs - now) / 1000));
+            expect(decision.resetSeconds).toBe(secondsUntilFree);
+            expect(decision.retryAfterSeconds).toBe(decision.allowed ? 0 : secondsUntilFree);
             if (!decision.allowed) {
               expect(decision.retryAfterSeconds).toBeGreaterThanOrEqual(1);
               // Waiting the advertised time is enough.

@@ -13,6 +13,9 @@
  *
  * Returns { allowed (1 or 0), remaining, seconds until the next slot frees }.
  *
+ * Every call into Redis costs about a microsecond, so each path makes only the calls it needs:
+ * a peek at a key with nothing in the window (the invalid-key check of nearly every request)
+ * makes one; a refusal writes nothing; old admissions are trimmed only when one is added.
  * Scores and members are formatted with '%.0f': Lua hands a bare number to Redis with 14
  * significant digits, which would round a 16-digit microsecond time. A member is its admission
  * time; two admissions in the same microsecond (from two instances, or a caller's clock that
@@ -23,6 +26,10 @@ local key = KEYS[1]
 local limit = tonumber(ARGV[1])
 local window = tonumber(ARGV[2]) * 1000
 local admit = ARGV[3] == '1'
+local newest = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')[2]
+if not newest and not admit then
+  return { 1, limit - 1, 0 }
+end
 local clock
 if ARGV[4] == '' then
   local time = redis.call('TIME')
@@ -32,16 +39,17 @@ else
 end
 -- A clock that steps back must not reopen slots: time never runs backwards for a key.
 local now = clock
-local newest = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')[2]
 if newest then
   newest = tonumber(newest)
   if newest > now then now = newest end
 end
--- Admissions at or before the window's start can never count again.
-redis.call('ZREMRANGEBYSCORE', key, '-inf', string.format('%.0f', now - window))
-local inWindow = redis.call('ZCARD', key)
+local start = string.format('%.0f', now - window)
+local inWindow = 0
+if newest then inWindow = redis.call('ZCOUNT', key, '(' .. start, '+inf') end
 local allowed = inWindow < limit
 if allowed and admit then
+  -- Admissions at or before the window's start can never count again.
+  if newest then redis.call('ZREMRANGEBYSCORE', key, '-inf', start) end
   local score = string.format('%.0f', now)
   local member = score
   local suffix = 0
@@ -60,9 +68,12 @@ local seconds = 0
 if inWindow > 0 then
   -- The next slot frees when the count drops below the limit: when the oldest admission leaves,
   -- or (after the limit was lowered below the count) the one that many later.
-  local index = 0
-  if inWindow > limit then index = inWindow - limit end
-  local freeing = tonumber(redis.call('ZRANGE', key, index, index, 'WITHSCORES')[2])
+  local freeing = now
+  if inWindow > 1 or not (allowed and admit) then
+    local index = 0
+    if inWindow > limit then index = inWindow - limit end
+    freeing = tonumber(redis.call('ZRANGEBYSCORE', key, '(' .. start, '+inf', 'WITHSCORES', 'LIMIT', index, 1)[2])
+  end
   seconds = math.max(1, math.ceil((freeing + window - now) / 1000000))
 end
 local allowedFlag = 0
