@@ -6,6 +6,7 @@ import { redisConnection } from '../../src/limiter/redis/connection.ts';
 import { createLogger } from '../../src/logger.ts';
 import { freePort } from '../cli/run-cli.ts';
 import { redisAvailable, testRedisUrl } from '../support/redis.ts';
+import { TcpProxy } from '../support/tcp-proxy.ts';
 
 function capturedLogger() {
   const lines: Array<{ level: number; reason?: string }> = [];
@@ -33,6 +34,24 @@ describe('openRedisLimiters', () => {
     expect(limiters.requests.take('k', 2, 2)).toMatchObject({ allowed: false });
     // The invalid-key throttle counts apart from the requests.
     expect(limiters.failedKeys.peek('k', 2, 2)).toMatchObject({ allowed: true });
+    expect(warnings()).toHaveLength(1);
+  });
+
+  it.skipIf(!available)('becomes shared without a restart once Redis answers', async () => {
+    const proxy = await TcpProxy.start(6379);
+    onTestFinished(() => proxy.close());
+    proxy.cut();
+    const { logger, warnings } = capturedLogger();
+    const limiters = await openRedisLimiters(
+      loadConfig({ NERKH_REDIS_URL: `redis://127.0.0.1:${proxy.port}`, LOG_LEVEL: 'silent' }),
+      logger,
+    );
+    onTestFinished(() => limiters.close());
+    expect(limiters.state().shared).toBe(false);
+    proxy.restore();
+    const deadline = Date.now() + 5000;
+    while (!limiters.state().shared && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(limiters.state()).toMatchObject({ shared: true, reason: null });
     expect(warnings()).toHaveLength(1);
   });
 
