@@ -17,13 +17,17 @@ export async function redisAvailable(suite: string): Promise<boolean> {
     maxRetriesPerRequest: 0,
     retryStrategy: () => null,
   });
-  probe.on('error', () => {});
+  // The connection error says why (ECONNREFUSED, a timeout); the rejected connect only that it closed.
+  let cause: Error | null = null;
+  probe.on('error', (error: Error) => {
+    cause ??= error;
+  });
   try {
     await probe.connect();
     await probe.ping();
     return true;
   } catch (error) {
-    const reason = `no Redis answers at ${testRedisUrl} (${(error as Error).message})`;
+    const reason = `no Redis answers at ${testRedisUrl} (${(cause ?? (error as Error)).message})`;
     if (required) throw new Error(`NERKH_REQUIRE_REDIS=1 but ${reason}`);
     process.stdout.write(`${suite} skipped: ${reason}; start one with redis-server, see .ci/run\n`);
     return false;
