@@ -14,13 +14,12 @@ export interface SharedLimitState {
   reason: string | null;
 }
 
-export interface FallbackSwitchOptions {
+interface FallbackSwitchOptions {
   redis: Redis;
   logger: Logger;
   windowMs: number;
   /** Pause between two PINGs while Redis is unreachable. */
   probeMs?: number;
-  clock?: () => number;
 }
 
 function messageOf(error: unknown): string {
@@ -39,7 +38,6 @@ export class FallbackSwitch {
   readonly #logger: Logger;
   readonly #windowMs: number;
   readonly #probeMs: number;
-  readonly #clock: () => number;
   #shared = true;
   #sinceMs: number;
   #reason: string | null = null;
@@ -55,8 +53,7 @@ export class FallbackSwitch {
     this.#logger = options.logger;
     this.#windowMs = options.windowMs;
     this.#probeMs = options.probeMs ?? 1000;
-    this.#clock = options.clock ?? Date.now;
-    this.#sinceMs = this.#clock();
+    this.#sinceMs = Date.now();
     // Without a listener ioredis prints every failed reconnection attempt to stderr.
     this.#redis.on('error', this.#onError);
     this.#redis.on('close', this.#onClose);
@@ -94,7 +91,7 @@ export class FallbackSwitch {
     this.#shared = false;
     this.#settling = false;
     if (this.#settleTimer !== null) clearTimeout(this.#settleTimer);
-    this.#sinceMs = this.#clock();
+    this.#sinceMs = Date.now();
     this.#reason = `Redis does not answer (${messageOf(error)}); each instance limits on its own`;
     this.#logger.warn(
       { reason: this.#reason },
@@ -126,9 +123,9 @@ export class FallbackSwitch {
 
   #back(): void {
     if (this.#closed) return;
-    const downMs = this.#clock() - this.#sinceMs;
+    const downMs = Date.now() - this.#sinceMs;
     this.#shared = true;
-    this.#sinceMs = this.#clock();
+    this.#sinceMs = Date.now();
     this.#reason = null;
     this.#settling = true;
     this.#settleTimer = setTimeout(() => {

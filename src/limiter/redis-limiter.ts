@@ -18,7 +18,7 @@ type ClientWithScript = Redis & {
   ): Promise<SlidingLogReply>;
 };
 
-export interface RedisRateLimiterOptions {
+interface RedisRateLimiterOptions {
   /** The connection, shared by every limiter of the process; whoever opened it closes it. */
   redis: Redis;
   windowMs: number;

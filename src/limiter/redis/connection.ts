@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 
-export interface RedisConnectionOptions {
+interface RedisConnectionOptions {
   /**
    * How long a command may wait for its answer before it fails, and the limiter decides from
    * memory instead. A decision normally takes well under a millisecond.
