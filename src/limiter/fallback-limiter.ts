@@ -1,0 +1,199 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from '../logger.ts';
+import type { MemoryRateLimiter } from './memory-limiter.ts';
+import type { RedisRateLimiter } from './redis-limiter.ts';
+import type { MaybePromise, RateLimitDecision, RateLimiter } from './types.ts';
+
+/** Whether limits are shared through Redis right now; what /v1/health reports. */
+export interface SharedLimitState {
+  /** True while decisions come from Redis; false while each instance limits on its own. */
+  shared: boolean;
+  /** When the current state began (ISO 8601). */
+  since: string;
+  /** Why limits are not shared (the error Redis gave, or its silence), or null while they are. */
+  reason: string | null;
+}
+
+interface FallbackSwitchOptions {
+  redis: Redis;
+  logger: Logger;
+  windowMs: number;
+  /** Pause between two PINGs while Redis is unreachable. */
+  probeMs?: number;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Where the limiters of one process take their decisions: from Redis while it answers, from
+ * their in-memory limiters while it does not. The first failed command (or the connection
+ * closing) switches every limiter of the connection to memory, logged once with the reason; a
+ * PING each `probeMs` notices Redis answering again (ioredis reconnects on its own) and switches
+ * back, logged once too.
+ */
+export class FallbackSwitch {
+  readonly #redis: Redis;
+  readonly #logger: Logger;
+  readonly #windowMs: number;
+  readonly #probeMs: number;
+  #shared = true;
+  #sinceMs: number;
+  #reason: string | null = null;
+  #settling = false;
+  #probeTimer: NodeJS.Timeout | null = null;
+  #settleTimer: NodeJS.Timeout | null = null;
+  #closed = false;
+  readonly #onError = (error: unknown) => this.lost(error);
+  readonly #onClose = () => this.lost('the connection closed');
+
+  constructor(options: FallbackSwitchOptions) {
+    this.#redis = options.redis;
+    this.#logger = options.logger;
+    this.#windowMs = options.windowMs;
+    this.#probeMs = options.probeMs ?? 1000;
+    this.#sinceMs = Date.now();
+    // Without a listener ioredis prints every failed reconnection attempt to stderr.
+    this.#redis.on('error', this.#onError);
+    this.#redis.on('close', this.#onClose);
+  }
+
+  /** True while decisions come from Redis. */
+  get shared(): boolean {
+    return this.#shared;
+  }
+
+  /**
+   * True during the window after Redis came back: Redis has not seen what each instance admitted
+   * on its own, so for that long an instance admits only what its own record allows too.
+   */
+  get settling(): boolean {
+    return this.#settling;
+  }
+
+  state(): SharedLimitState {
+    return { shared: this.#shared, since: new Date(this.#sinceMs).toISOString(), reason: this.#reason };
+  }
+
+  /** Connects to Redis; if it does not answer, limits start local and the probe takes over. */
+  async start(): Promise<void> {
+    try {
+      await this.#redis.connect();
+    } catch (error) {
+      this.lost(error);
+    }
+  }
+
+  /** A command failed or the connection dropped: decide from memory until Redis answers a PING. */
+  lost(error: unknown): void {
+    if (!this.#shared || this.#closed) return;
+    this.#shared = false;
+    this.#settling = false;
+    if (this.#settleTimer !== null) clearTimeout(this.#settleTimer);
+    this.#sinceMs = Date.now();
+    this.#reason = `Redis does not answer (${messageOf(error)}); each instance limits on its own`;
+    this.#logger.warn(
+      { reason: this.#reason },
+      'rate limits: Redis unreachable, each API instance now limits requests on its own',
+    );
+    this.#scheduleProbe();
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#redis.off('error', this.#onError);
+    this.#redis.off('close', this.#onClose);
+    if (this.#probeTimer !== null) clearTimeout(this.#probeTimer);
+    if (this.#settleTimer !== null) clearTimeout(this.#settleTimer);
+  }
+
+  #scheduleProbe(): void {
+    this.#probeTimer = setTimeout(() => {
+      this.#probeTimer = null;
+      this.#redis.ping().then(
+        () => this.#back(),
+        () => {
+          if (!this.#closed) this.#scheduleProbe();
+        },
+      );
+    }, this.#probeMs);
+    this.#probeTimer.unref();
+  }
+
+  #back(): void {
+    if (this.#closed) return;
+    const downMs = Date.now() - this.#sinceMs;
+    this.#shared = true;
+    this.#sinceMs = Date.now();
+    this.#reason = null;
+    this.#settling = true;
+    this.#settleTimer = setTimeout(() => {
+      this.#settleTimer = null;
+      this.#settling = false;
+    }, this.#windowMs);
+    this.#settleTimer.unref();
+    this.#logger.info({ downMs }, 'rate limits: Redis answers again, limits are shared across instances');
+  }
+}
+
+/**
+ * A limiter that never fails a request because of Redis: decisions come from the shared
+ * (Redis) limiter while the switch says it answers, and from this process's in-memory limiter
+ * while it does not, without an error or a wait beyond one command timeout.
+ *
+ * The in-memory limiter records every admission Redis grants through this instance, so when
+ * Redis goes away it already knows what this instance admitted in the last window. From then on
+ * each of N instances admits up to `limit` per window on its own: a key that spreads its
+ * requests over every instance gets up to N × limit per window until Redis answers again. For
+ * one window after that, an instance admits only what both Redis and its own record allow, so
+ * the window that straddles Redis's return does not add a fresh `limit` from Redis on top.
+ * An operator bounds the outage figure with fewer API instances, a lower per-key limit, or a
+ * load balancer that sends each key to one instance (sticky by the X-API-Key header), which
+ * keeps each key's limit exact through the outage.
+ */
+export class FallbackRateLimiter implements RateLimiter {
+  readonly #shared: RedisRateLimiter;
+  readonly #local: MemoryRateLimiter;
+  readonly #switch: FallbackSwitch;
+
+  constructor(shared: RedisRateLimiter, local: MemoryRateLimiter, fallbackSwitch: FallbackSwitch) {
+    this.#shared = shared;
+    this.#local = local;
+    this.#switch = fallbackSwitch;
+  }
+
+  take(key: string, limit: number, nowMs: number): MaybePromise<RateLimitDecision> {
+    if (!this.#switch.shared) return this.#local.take(key, limit, nowMs);
+    if (this.#switch.settling) {
+      const own = this.#local.peek(key, limit, nowMs);
+      if (!own.allowed) return own;
+    }
+    return this.#shared.take(key, limit, nowMs).then(
+      (decision) => {
+        if (decision.allowed) this.#local.take(key, limit, nowMs);
+        return decision;
+      },
+      (error: unknown) => {
+        this.#switch.lost(error);
+        return this.#local.take(key, limit, nowMs);
+      },
+    );
+  }
+
+  peek(key: string, limit: number, nowMs: number): MaybePromise<RateLimitDecision> {
+    if (!this.#switch.shared) return this.#local.peek(key, limit, nowMs);
+    if (this.#switch.settling) {
+      const own = this.#local.peek(key, limit, nowMs);
+      if (!own.allowed) return own;
+    }
+    return this.#shared.peek(key, limit, nowMs).catch((error: unknown) => {
+      this.#switch.lost(error);
+      return this.#local.peek(key, limit, nowMs);
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.#shared.close(), this.#local.close()]);
+  }
+}

@@ -1,0 +1,128 @@
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { FallbackRateLimiter, FallbackSwitch } from '../../src/limiter/fallback-limiter.ts';
+import { MemoryRateLimiter } from '../../src/limiter/memory-limiter.ts';
+import { redisConnection } from '../../src/limiter/redis/connection.ts';
+import { RedisRateLimiter } from '../../src/limiter/redis-limiter.ts';
+import { createLogger } from '../../src/logger.ts';
+import { deleteKeys, redisAvailable, testKeyPrefix, testRedisUrl } from '../support/redis.ts';
+import { TcpProxy } from '../support/tcp-proxy.ts';
+
+const windowMs = 60_000;
+
+/** pino lines as objects, to count what was logged. */
+function capturedLogger() {
+  const lines: Array<{ level: number; msg: string; reason?: string }> = [];
+  const logger = createLogger('info', { write: (line: string) => lines.push(JSON.parse(line)) });
+  const warnings = () => lines.filter((line) => line.level === 40);
+  const infos = () => lines.filter((line) => line.level === 30);
+  return { logger, warnings, infos };
+}
+
+async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const available = await redisAvailable('Redis fallback tests');
+
+describe.skipIf(!available)('FallbackRateLimiter against real Redis behind a proxy', () => {
+  let admin: Redis;
+
+  beforeAll(async () => {
+    admin = redisConnection(testRedisUrl, { commandTimeoutMs: 5000 });
+    await admin.connect();
+  });
+  afterAll(async () => {
+    await admin?.quit();
+  });
+
+  /** A limiter whose Redis is reached through a proxy the test can stall or cut; torn down after the test. */
+  async function limiterBehindProxy() {
+    const proxy = await TcpProxy.start(6379);
+    const prefix = testKeyPrefix();
+    const redis = redisConnection(`redis://127.0.0.1:${proxy.port}`);
+    const { logger, warnings, infos } = capturedLogger();
+    const fallbackSwitch = new FallbackSwitch({ redis, logger, windowMs, probeMs: 100 });
+    onTestFinished(async () => {
+      fallbackSwitch.close();
+      redis.disconnect();
+      await proxy.close();
+      await deleteKeys(admin, prefix);
+    });
+    await fallbackSwitch.start();
+    const limiter = new FallbackRateLimiter(
+      new RedisRateLimiter({ redis, windowMs, prefix }),
+      new MemoryRateLimiter({ windowMs }),
+      fallbackSwitch,
+    );
+    const admitted = (key: string) => admin.zcard(`${prefix}{${key}}`);
+    return { proxy, limiter, fallbackSwitch, warnings, infos, admitted };
+  }
+
+  it('a Redis that stops answering costs one request a command timeout; memory decides until it answers again', async () => {
+    const { proxy, limiter, fallbackSwitch, warnings, infos, admitted } = await limiterBehindProxy();
+    expect(await limiter.take('k', 5, Date.now())).toMatchObject({ allowed: true, remaining: 4 });
+    expect(fallbackSwitch.state()).toMatchObject({ shared: true, reason: null });
+
+    proxy.stall();
+    const startedMs = performance.now();
+    // Memory already knows the admission Redis granted through this instance.
+    expect(await limiter.take('k', 5, Date.now())).toMatchObject({ allowed: true, remaining: 3 });
+    expect(performance.now() - startedMs).toBeLessThan(1000);
+    expect(fallbackSwitch.state()).toMatchObject({
+      shared: false,
+      reason: expect.stringContaining('Command timed out'),
+    });
+    // Later requests wait on nothing: their decision is at hand.
+    for (let i = 0; i < 10; i++) expect(limiter.take('k', 5, Date.now())).not.toBeInstanceOf(Promise);
+    expect(warnings()).toHaveLength(1);
+
+    proxy.restore();
+    await until(() => fallbackSwitch.state().shared, 5000);
+    await limiter.take('other', 5, Date.now());
+    expect(await admitted('other')).toBe(1);
+    expect(warnings()).toHaveLength(1);
+    expect(infos()).toHaveLength(1);
+  });
+
+  it('a dropped connection fails no request, and limits are shared again once Redis is back', async () => {
+    const { proxy, limiter, fallbackSwitch, warnings, admitted } = await limiterBehindProxy();
+    await limiter.take('k', 100, Date.now());
+    const inFlight = Array.from({ length: 50 }, () => limiter.take('k', 100, Date.now()));
+    proxy.cut();
+    const decisions = await Promise.all(inFlight);
+    expect(decisions.every((decision) => decision.allowed)).toBe(true);
+    await until(() => !fallbackSwitch.state().shared, 2000);
+    expect(await limiter.take('k', 100, Date.now())).toMatchObject({ allowed: true });
+    expect(warnings()).toHaveLength(1);
+
+    proxy.restore();
+    await until(() => fallbackSwitch.state().shared, 5000);
+    expect(fallbackSwitch.state().reason).toBeNull();
+    const before = await admitted('k');
+    await limiter.take('k', 100, Date.now());
+    expect(await admitted('k')).toBe(before + 1);
+  });
+
+  it('an instance keeps to what it admitted on its own, through the outage and the window after', async () => {
+    const { proxy, limiter, fallbackSwitch, admitted } = await limiterBehindProxy();
+    await limiter.take('k', 3, Date.now());
+    await limiter.take('k', 3, Date.now());
+    proxy.cut();
+    await until(() => !fallbackSwitch.state().shared, 2000);
+    expect(await limiter.take('k', 3, Date.now())).toMatchObject({ allowed: true, remaining: 0 });
+    expect(await limiter.take('k', 3, Date.now())).toMatchObject({ allowed: false });
+
+    proxy.restore();
+    await until(() => fallbackSwitch.state().shared, 5000);
+    // Redis saw two admissions and would admit a third; this instance already admitted three.
+    expect(await admitted('k')).toBe(2);
+    expect(await limiter.take('k', 3, Date.now())).toMatchObject({ allowed: false });
+    expect(await limiter.peek('k', 3, Date.now())).toMatchObject({ allowed: false });
+    expect(await admitted('k')).toBe(2);
+  });
+});

@@ -1,0 +1,87 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { openRedisLimiters } from '../../src/limiter/open-redis-limiters.ts';
+import { redisConnection } from '../../src/limiter/redis/connection.ts';
+import { createLogger } from '../../src/logger.ts';
+import { freePort } from '../cli/run-cli.ts';
+import { redisAvailable, testRedisUrl } from '../support/redis.ts';
+import { TcpProxy } from '../support/tcp-proxy.ts';
+
+function capturedLogger() {
+  const lines: Array<{ level: number; reason?: string }> = [];
+  const logger = createLogger('info', { write: (line: string) => lines.push(JSON.parse(line)) });
+  return { logger, warnings: () => lines.filter((line) => line.level === 40) };
+}
+
+const available = await redisAvailable('openRedisLimiters against Redis');
+
+describe('openRedisLimiters', () => {
+  it('starts with local limits when no Redis answers, says why once, and fails no request', async () => {
+    const port = await freePort();
+    const { logger, warnings } = capturedLogger();
+    const limiters = await openRedisLimiters(
+      loadConfig({ NERKH_REDIS_URL: `redis://127.0.0.1:${port}`, LOG_LEVEL: 'silent' }),
+      logger,
+    );
+    onTestFinished(() => limiters.close());
+    expect(limiters.state()).toMatchObject({
+      shared: false,
+      reason: expect.stringContaining('ECONNREFUSED'),
+    });
+    expect(limiters.requests.take('k', 2, 0)).toMatchObject({ allowed: true, remaining: 1 });
+    expect(limiters.requests.take('k', 2, 1)).toMatchObject({ allowed: true, remaining: 0 });
+    expect(limiters.requests.take('k', 2, 2)).toMatchObject({ allowed: false });
+    // The invalid-key throttle counts apart from the requests.
+    expect(limiters.failedKeys.peek('k', 2, 2)).toMatchObject({ allowed: true });
+    expect(warnings()).toHaveLength(1);
+  });
+
+  it.skipIf(!available)('becomes shared without a restart once Redis answers', async () => {
+    const proxy = await TcpProxy.start(6379);
+    onTestFinished(() => proxy.close());
+    proxy.cut();
+    const { logger, warnings } = capturedLogger();
+    const limiters = await openRedisLimiters(
+      loadConfig({ NERKH_REDIS_URL: `redis://127.0.0.1:${proxy.port}`, LOG_LEVEL: 'silent' }),
+      logger,
+    );
+    onTestFinished(() => limiters.close());
+    expect(limiters.state().shared).toBe(false);
+    proxy.restore();
+    const deadline = Date.now() + 5000;
+    while (!limiters.state().shared && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(limiters.state()).toMatchObject({ shared: true, reason: null });
+    expect(warnings()).toHaveLength(1);
+  });
+
+  it.skipIf(!available)(
+    'shares requests and invalid keys through Redis, each under its own keys',
+    async () => {
+      const admin = redisConnection(testRedisUrl, { commandTimeoutMs: 5000 });
+      // A name no other run uses, under the limiters' fixed prefixes.
+      const name = `nerkh-test:${process.pid}:${randomBytes(4).toString('hex')}`;
+      onTestFinished(async () => {
+        await admin.del(`nerkh:rl:{${name}}`, `nerkh:fk:{${name}}`);
+        await admin.quit();
+      });
+      await admin.connect();
+      const limiters = await openRedisLimiters(
+        loadConfig({ NERKH_REDIS_URL: testRedisUrl, LOG_LEVEL: 'silent' }),
+        createLogger('silent'),
+      );
+      onTestFinished(() => limiters.close());
+      expect(limiters.state()).toMatchObject({ shared: true, reason: null });
+      expect(await limiters.requests.take(name, 60, Date.now())).toMatchObject({
+        allowed: true,
+        remaining: 59,
+      });
+      expect(await limiters.failedKeys.take(name, 30, Date.now())).toMatchObject({
+        allowed: true,
+        remaining: 29,
+      });
+      expect(await admin.zcard(`nerkh:rl:{${name}}`)).toBe(1);
+      expect(await admin.zcard(`nerkh:fk:{${name}}`)).toBe(1);
+    },
+  );
+});

@@ -1,0 +1,83 @@
+import { connect, createServer, type Server, type Socket } from 'node:net';
+
+/**
+ * A TCP proxy in front of a server (Redis) that a test can make unreachable without touching the
+ * server itself, which other tests and processes on the machine share:
+ * - `stall()`: connections stay open and every byte waits, as when the server or the network
+ *   hangs; `restore()` delivers them in order, as TCP would after the stall;
+ * - `cut()`: every connection drops and new ones are closed at once, as when the server is down.
+ */
+export class TcpProxy {
+  readonly #server: Server;
+  readonly #pairs = new Set<{ client: Socket; upstream: Socket; held: Array<[Socket, Buffer]> }>();
+  #mode: 'open' | 'stalled' | 'cut' = 'open';
+
+  private constructor(server: Server) {
+    this.#server = server;
+  }
+
+  static async start(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpProxy> {
+    const server = createServer();
+    const proxy = new TcpProxy(server);
+    server.on('connection', (client) => proxy.#accept(client, targetPort, targetHost));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return proxy;
+  }
+
+  get port(): number {
+    const address = this.#server.address();
+    if (address === null || typeof address === 'string') throw new Error('proxy is not listening');
+    return address.port;
+  }
+
+  stall(): void {
+    this.#mode = 'stalled';
+  }
+
+  cut(): void {
+    this.#mode = 'cut';
+    for (const { client, upstream } of this.#pairs) {
+      client.destroy();
+      upstream.destroy();
+    }
+    this.#pairs.clear();
+  }
+
+  restore(): void {
+    this.#mode = 'open';
+    for (const pair of this.#pairs) {
+      for (const [to, bytes] of pair.held) to.write(bytes);
+      pair.held.length = 0;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.cut();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+
+  #accept(client: Socket, targetPort: number, targetHost: string): void {
+    if (this.#mode === 'cut') {
+      client.destroy();
+      return;
+    }
+    const upstream = connect(targetPort, targetHost);
+    const pair = { client, upstream, held: [] as Array<[Socket, Buffer]> };
+    this.#pairs.add(pair);
+    const forward = (to: Socket) => (bytes: Buffer) => {
+      if (this.#mode === 'stalled') pair.held.push([to, bytes]);
+      else to.write(bytes);
+    };
+    client.on('data', forward(upstream));
+    upstream.on('data', forward(client));
+    const drop = () => {
+      this.#pairs.delete(pair);
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('close', drop);
+    upstream.on('close', drop);
+    client.on('error', drop);
+    upstream.on('error', drop);
+  }
+}
