@@ -1,6 +1,6 @@
 import type { Config } from '../config.ts';
 import { type Catalog, coinUrl } from '../domain/catalog.ts';
-import { priceRejection, sellIrtFrom, sellUsdtFromAsk } from '../domain/pricing.ts';
+import { sellIrtFrom, sellUsdtFromAsk } from '../domain/pricing.ts';
 import type { RateRow, Snapshot, SnapshotDraft } from '../domain/rates.ts';
 import type { CoinQuote, ConnectionState, FeedListener, SourceName, TetherQuote } from '../feeds/types.ts';
 import type { Logger } from '../logger.ts';
@@ -11,6 +11,7 @@ import type {
   SourceHealth,
   SourceState,
 } from '../store/types.ts';
+import { PriceGuard, PriceState } from './price-guard.ts';
 
 /** Timer functions the collector schedules with; tests pass a fake clock. */
 export interface CollectorTimers {
@@ -66,28 +67,13 @@ export type RejectedCounts = Record<SourceName, Record<string, number>>;
 
 const sourceNames: readonly SourceName[] = ['binance', 'nobitex'];
 
-/**
- * A price that moves: the last accepted value, the tick time that moved it (`as_of`), and the
- * candidate level the jump guard is watching. One class so every instance has the same shape
- * and the per-tick path stays monomorphic.
- */
-class PriceState {
-  /** Last accepted price; 0 = never priced. */
-  price = 0;
-  /** Tick time of the last tick that moved `price` (the row's as_of); 0 = never. */
-  movedAt = 0;
-  /** Tick time of the last accepted tick, moved or not. */
-  tickTime = 0;
-  /** A level beyond the jump guard, held since `candidateSince` over `candidateTicks` ticks. */
-  candidate = 0;
-  candidateSince = 0;
-  candidateTicks = 0;
-  /** as_of formatted once per move, at commit time, not per tick. */
+/** A price series with its as_of formatted once per move, at commit time, not per tick. */
+class PublishedPrice extends PriceState {
   movedAtIso = '';
   movedAtIsoFor = 0;
 }
 
-class CoinState extends PriceState {
+class CoinState extends PublishedPrice {
   change: number | null = null;
   /** Quoted by the live source since start (a state seeded from the store is not). */
   live = false;
@@ -120,7 +106,7 @@ interface SourceTracker {
   reportedReasons: Map<string, number>;
 }
 
-function isoOf(state: PriceState): string {
+function isoOf(state: PublishedPrice): string {
   if (state.movedAtIsoFor !== state.movedAt) {
     state.movedAtIso = new Date(state.movedAt).toISOString();
     state.movedAtIsoFor = state.movedAt;
@@ -143,13 +129,11 @@ export class Collector implements FeedListener {
   readonly #statusIntervalMs: number;
   readonly #graceMs: number;
   readonly #staleMs: number;
-  readonly #maxJumpPct: number;
-  readonly #jumpConfirmMs: number;
-  readonly #jumpConfirmTicks: number;
+  readonly #guard: PriceGuard;
   readonly #byPair = new Map<string, CoinState>();
   /** Coins sorted by symbol, so a snapshot needs no sort. */
   readonly #sorted: CoinState[];
-  readonly #tether = new PriceState();
+  readonly #tether = new PublishedPrice();
   /** The catalog's USDT entry, if listed: its row carries the tether rate. */
   readonly #tetherEntry: TetherEntry | null;
   readonly #sources: Record<SourceName, SourceTracker>;
@@ -179,9 +163,12 @@ export class Collector implements FeedListener {
     this.#statusIntervalMs = options.statusIntervalMs ?? 5000;
     this.#graceMs = options.firstCommitGraceMs ?? 5000;
     this.#staleMs = options.sourceStaleMs ?? 60_000;
-    this.#maxJumpPct = config.NERKH_MAX_JUMP_PCT;
-    this.#jumpConfirmMs = options.jumpConfirmMs ?? 300_000;
-    this.#jumpConfirmTicks = options.jumpConfirmTicks ?? 5;
+    this.#guard = new PriceGuard({
+      maxJumpPct: config.NERKH_MAX_JUMP_PCT,
+      jumpConfirmMs: options.jumpConfirmMs ?? 300_000,
+      jumpConfirmTicks: options.jumpConfirmTicks ?? 5,
+      logger: this.#logger,
+    });
 
     const coins: CoinState[] = [];
     let tetherEntry: TetherEntry | null = null;
@@ -230,7 +217,7 @@ export class Collector implements FeedListener {
       if (!Number.isFinite(asOf)) continue;
       if (this.#tetherEntry && row.symbol === this.#tetherEntry.symbol) {
         if (snapshot.usdt_irt !== null && snapshot.usdt_irt > 0 && this.#tether.price === 0) {
-          this.#seedPrice(this.#tether, snapshot.usdt_irt, asOf);
+          this.#tether.seed(snapshot.usdt_irt, asOf);
         }
         continue;
       }
@@ -239,21 +226,15 @@ export class Collector implements FeedListener {
       // The store holds sell_usdt (ask with markup); keep publishing exactly that value until
       // the ask moves, and guard jumps against the ask it implies.
       const ask = coin.markupPct === 0 ? row.sell_usdt : row.sell_usdt / (1 + coin.markupPct / 100);
-      this.#seedPrice(coin, ask, asOf);
+      coin.seed(ask, asOf);
       coin.sellUsdt = row.sell_usdt;
       coin.sellUsdtFor = ask;
       coin.change = row.change_24h;
     }
     if (this.#tether.price === 0 && snapshot.usdt_irt !== null && snapshot.usdt_irt > 0) {
       const asOf = Date.parse(snapshot.updated_at);
-      if (Number.isFinite(asOf)) this.#seedPrice(this.#tether, snapshot.usdt_irt, asOf);
+      if (Number.isFinite(asOf)) this.#tether.seed(snapshot.usdt_irt, asOf);
     }
-  }
-
-  #seedPrice(state: PriceState, price: number, asOf: number): void {
-    state.price = price;
-    state.movedAt = asOf;
-    state.tickTime = asOf;
   }
 
   // ---- FeedListener: the hot path -------------------------------------------------------------
@@ -298,47 +279,15 @@ export class Collector implements FeedListener {
     if (changed) this.#logger.debug({ source, state, detail }, 'source connection state');
   }
 
-  /** Applies the bad-tick guard and, when accepted, the price and its as_of. */
+  /** Applies the bad-tick guard; a refused tick is counted against its source. */
   #accept(source: SourceName, state: PriceState, price: number, tickTime: number): boolean {
-    if (tickTime < state.tickTime) {
-      this.#reject(source, 'stale-tick');
+    const rejection = this.#guard.apply(state, price, tickTime, source);
+    if (rejection !== null) {
+      this.#reject(source, rejection);
       return false;
     }
-    const previous = state.price > 0 ? state.price : null;
-    const rejection = priceRejection(price, previous, this.#maxJumpPct);
-    if (rejection !== null) {
-      if (rejection !== 'absurd-jump' || !this.#jumpConfirmed(state, price, tickTime)) {
-        this.#reject(source, rejection);
-        return false;
-      }
-      this.#logger.warn(
-        { source, price, previous, heldMs: tickTime - state.candidateSince },
-        'price beyond the jump guard held long enough; accepting it as the new level',
-      );
-    }
-    state.candidate = 0;
-    if (price !== state.price) {
-      state.price = price;
-      state.movedAt = tickTime;
-    }
-    state.tickTime = tickTime;
     this.#sources[source].lastMessageAt = this.#clock();
     return true;
-  }
-
-  #jumpConfirmed(state: PriceState, price: number, tickTime: number): boolean {
-    const candidate = state.candidate;
-    if (candidate > 0 && (Math.abs(price - candidate) / candidate) * 100 <= this.#maxJumpPct) {
-      state.candidateTicks++;
-      return (
-        state.candidateTicks >= this.#jumpConfirmTicks &&
-        tickTime - state.candidateSince >= this.#jumpConfirmMs
-      );
-    }
-    state.candidate = price;
-    state.candidateSince = tickTime;
-    state.candidateTicks = 1;
-    return false;
   }
 
   #reject(source: SourceName, reason: string): void {
