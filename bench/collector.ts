@@ -83,7 +83,7 @@ function benchTicks(): number {
     for (let i = 0; i < batch; i++) collector.coinQuote(quotes[i] as CoinQuote);
     elapsedNs += process.hrtime.bigint() - started;
   }
-  const rejected = Object.values(collector.rejectedCounts().binance).reduce((sum, n) => sum + n, 0);
+  const rejected = Object.values(collector.rejectedCounts().binance ?? {}).reduce((sum, n) => sum + n, 0);
   if (rejected > 0)
     throw new Error(`bench quotes were rejected (${rejected}); the figures would be meaningless`);
   return (batch * rounds) / (Number(elapsedNs) / 1e9);

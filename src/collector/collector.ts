@@ -4,14 +4,9 @@ import { sellIrtFrom, sellUsdtFromAsk } from '../domain/pricing.ts';
 import type { RateRow, Snapshot, SnapshotDraft } from '../domain/rates.ts';
 import type { CoinQuote, ConnectionState, FeedListener, SourceName, TetherQuote } from '../feeds/types.ts';
 import type { Logger } from '../logger.ts';
-import type {
-  CollectorStatus,
-  CollectorStatusStore,
-  SnapshotStore,
-  SourceHealth,
-  SourceState,
-} from '../store/types.ts';
+import type { CollectorStatus, CollectorStatusStore, SnapshotStore } from '../store/types.ts';
 import { PriceGuard, PriceState } from './price-guard.ts';
+import { type RejectedCounts, SourceHealthRegistry } from './source-health.ts';
 
 /** Timer functions the collector schedules with; tests pass a fake clock. */
 export interface CollectorTimers {
@@ -41,6 +36,11 @@ export interface CollectorOptions {
    * quoted, or when this grace period ends with whatever has arrived.
    */
   firstCommitGraceMs?: number;
+  /**
+   * The sources' names (as their feeds report them), listed by `status()` from the start, before
+   * they first connect; a source not named here is listed from its first report.
+   */
+  sources?: readonly SourceName[];
   /** A source with no valid message for this long is reported degraded or down. */
   sourceStaleMs?: number;
   /**
@@ -61,11 +61,6 @@ export interface CommitInfo {
 }
 
 export type CommitListener = (snapshot: Snapshot, info: CommitInfo) => void;
-
-/** Rejected ticks since start, per source and reason (e.g. `binance` → `absurd-jump` → 3). */
-export type RejectedCounts = Record<SourceName, Record<string, number>>;
-
-const sourceNames: readonly SourceName[] = ['binance', 'nobitex'];
 
 /** A price series with its as_of formatted once per move, at commit time, not per tick. */
 class PublishedPrice extends PriceState {
@@ -95,17 +90,6 @@ interface TetherEntry {
   url: string;
 }
 
-interface SourceTracker {
-  connection: ConnectionState | null;
-  detail: string;
-  lastMessageAt: number;
-  rejected: number;
-  reconnects: number;
-  everOpen: boolean;
-  reasons: Map<string, number>;
-  reportedReasons: Map<string, number>;
-}
-
 function isoOf(state: PublishedPrice): string {
   if (state.movedAtIsoFor !== state.movedAt) {
     state.movedAtIso = new Date(state.movedAt).toISOString();
@@ -128,7 +112,6 @@ export class Collector implements FeedListener {
   readonly #refreshMs: number;
   readonly #statusIntervalMs: number;
   readonly #graceMs: number;
-  readonly #staleMs: number;
   readonly #guard: PriceGuard;
   readonly #byPair = new Map<string, CoinState>();
   /** Coins sorted by symbol, so a snapshot needs no sort. */
@@ -136,7 +119,7 @@ export class Collector implements FeedListener {
   readonly #tether = new PublishedPrice();
   /** The catalog's USDT entry, if listed: its row carries the tether rate. */
   readonly #tetherEntry: TetherEntry | null;
-  readonly #sources: Record<SourceName, SourceTracker>;
+  readonly #sources: SourceHealthRegistry;
   readonly #commitListeners = new Set<CommitListener>();
 
   #liveCoins = 0;
@@ -162,7 +145,6 @@ export class Collector implements FeedListener {
     this.#refreshMs = options.refreshMs ?? config.NERKH_REFRESH_SECONDS * 1000;
     this.#statusIntervalMs = options.statusIntervalMs ?? 5000;
     this.#graceMs = options.firstCommitGraceMs ?? 5000;
-    this.#staleMs = options.sourceStaleMs ?? 60_000;
     this.#guard = new PriceGuard({
       maxJumpPct: config.NERKH_MAX_JUMP_PCT,
       jumpConfirmMs: options.jumpConfirmMs ?? 300_000,
@@ -185,23 +167,11 @@ export class Collector implements FeedListener {
     }
     this.#tetherEntry = tetherEntry;
     this.#sorted = coins.sort((a, b) => (a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0));
-    this.#sources = {
-      binance: this.#newTracker(),
-      nobitex: this.#newTracker(),
-    };
-  }
-
-  #newTracker(): SourceTracker {
-    return {
-      connection: null,
-      detail: 'not connected yet',
-      lastMessageAt: 0,
-      rejected: 0,
-      reconnects: 0,
-      everOpen: false,
-      reasons: new Map(),
-      reportedReasons: new Map(),
-    };
+    this.#sources = new SourceHealthRegistry({
+      sources: options.sources ?? [],
+      staleMs: options.sourceStaleMs ?? 60_000,
+      logger: this.#logger,
+    });
   }
 
   /**
@@ -242,7 +212,7 @@ export class Collector implements FeedListener {
   coinQuote(quote: CoinQuote): void {
     const coin = this.#byPair.get(quote.pair);
     if (coin === undefined) {
-      this.#reject('binance', 'unknown-pair');
+      this.#sources.rejected('binance', 'unknown-pair');
       return;
     }
     if (!this.#accept('binance', coin, quote.ask, quote.tickTime)) return;
@@ -263,37 +233,22 @@ export class Collector implements FeedListener {
   }
 
   rejected(source: SourceName, reason: string): void {
-    this.#reject(source, reason);
+    this.#sources.rejected(source, reason);
   }
 
   connectionState(source: SourceName, state: ConnectionState, detail: string): void {
-    const tracker = this.#sources[source];
-    if (state === 'open') {
-      if (tracker.everOpen && tracker.connection !== 'open') tracker.reconnects++;
-      tracker.everOpen = true;
-    }
-    const changed = tracker.connection !== state;
-    tracker.connection = state;
-    tracker.detail = detail;
-    // The adapters log their own transitions with the reason; this line only ties them to health.
-    if (changed) this.#logger.debug({ source, state, detail }, 'source connection state');
+    this.#sources.connectionState(source, state, detail);
   }
 
   /** Applies the bad-tick guard; a refused tick is counted against its source. */
   #accept(source: SourceName, state: PriceState, price: number, tickTime: number): boolean {
     const rejection = this.#guard.apply(state, price, tickTime, source);
     if (rejection !== null) {
-      this.#reject(source, rejection);
+      this.#sources.rejected(source, rejection);
       return false;
     }
-    this.#sources[source].lastMessageAt = this.#clock();
+    this.#sources.heard(source, this.#clock());
     return true;
-  }
-
-  #reject(source: SourceName, reason: string): void {
-    const tracker = this.#sources[source];
-    tracker.rejected++;
-    tracker.reasons.set(reason, (tracker.reasons.get(reason) ?? 0) + 1);
   }
 
   // ---- Snapshots -------------------------------------------------------------------------------
@@ -479,51 +434,18 @@ export class Collector implements FeedListener {
     return {
       reported_at: new Date(now).toISOString(),
       refresh_seconds: this.#refreshMs / 1000,
-      sources: sourceNames.map((source) => this.#sourceHealth(source, now)),
-    };
-  }
-
-  #sourceHealth(source: SourceName, now: number): SourceHealth {
-    const tracker = this.#sources[source];
-    const silentFor = tracker.lastMessageAt === 0 ? null : now - tracker.lastMessageAt;
-    const fresh = silentFor !== null && silentFor <= this.#staleMs;
-    let state: SourceState;
-    let detail = tracker.detail;
-    if (tracker.connection === 'open') {
-      state = fresh ? 'up' : 'degraded';
-      if (!fresh) {
-        detail =
-          silentFor === null
-            ? `${tracker.detail}; no valid message yet`
-            : `${tracker.detail}; no valid message for ${Math.round(silentFor / 1000)} s`;
-      }
-    } else if (tracker.connection === null || tracker.connection === 'closed') {
-      state = 'down';
-    } else {
-      // connecting / stalled / backoff: still serving recent prices, or not.
-      state = fresh ? 'degraded' : 'down';
-    }
-    return {
-      source,
-      state,
-      detail,
-      last_message_at: tracker.lastMessageAt === 0 ? null : new Date(tracker.lastMessageAt).toISOString(),
-      rejected: tracker.rejected,
-      reconnects: tracker.reconnects,
+      sources: this.#sources.report(now),
     };
   }
 
   rejectedCounts(): RejectedCounts {
-    return {
-      binance: Object.fromEntries(this.#sources.binance.reasons),
-      nobitex: Object.fromEntries(this.#sources.nobitex.reasons),
-    };
+    return this.#sources.rejectedCounts();
   }
 
   /** Writes the health report to the store (other instances serve it); logs new rejections. */
   writeStatus(): Promise<void> {
     const run = this.#statusChain.then(async () => {
-      this.#logNewRejections();
+      this.#sources.logNewRejections();
       try {
         await this.#store.putCollectorStatus(this.status());
       } catch (error) {
@@ -532,23 +454,5 @@ export class Collector implements FeedListener {
     });
     this.#statusChain = run;
     return run;
-  }
-
-  /** Rejections are summarised per report, not logged per tick: a bad feed can send thousands. */
-  #logNewRejections(): void {
-    for (const source of sourceNames) {
-      const tracker = this.#sources[source];
-      const fresh: Record<string, number> = {};
-      let any = false;
-      for (const [reason, count] of tracker.reasons) {
-        const delta = count - (tracker.reportedReasons.get(reason) ?? 0);
-        if (delta > 0) {
-          fresh[reason] = delta;
-          tracker.reportedReasons.set(reason, count);
-          any = true;
-        }
-      }
-      if (any) this.#logger.warn({ source, rejected: fresh }, 'rejected bad ticks');
-    }
   }
 }

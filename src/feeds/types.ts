@@ -3,7 +3,8 @@
  * (strings to numbers, rial to toman); the collector applies the pricing rules and the jump guard.
  */
 
-export type SourceName = 'binance' | 'nobitex';
+/** A source's configured name, e.g. `binance`: health and rejected ticks are counted under it. */
+export type SourceName = string;
 
 /** One valid Binance `<pair>@ticker` update (https://developers.binance.com/docs/binance-spot-api-docs/web-socket-streams). */
 export interface CoinQuote {
