@@ -212,10 +212,10 @@ export class Collector implements FeedListener {
   coinQuote(quote: CoinQuote): void {
     const coin = this.#byPair.get(quote.pair);
     if (coin === undefined) {
-      this.#sources.rejected('binance', 'unknown-pair');
+      this.#sources.rejected(quote.source, 'unknown-pair');
       return;
     }
-    if (!this.#accept('binance', coin, quote.ask, quote.tickTime)) return;
+    if (!this.#accept(quote.source, coin, quote.ask, quote.tickTime)) return;
     coin.change = quote.changePct;
     if (!coin.live) {
       coin.live = true;
@@ -225,7 +225,7 @@ export class Collector implements FeedListener {
   }
 
   tetherQuote(quote: TetherQuote): void {
-    if (!this.#accept('nobitex', this.#tether, quote.toman, quote.tickTime)) return;
+    if (!this.#accept(quote.source, this.#tether, quote.toman, quote.tickTime)) return;
     if (!this.#tetherLive) {
       this.#tetherLive = true;
       if (!this.#firstCommitQueued) this.#maybeFirstCommit();

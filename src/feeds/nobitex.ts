@@ -170,7 +170,7 @@ export class NobitexFeed implements Feed {
     const result = parseTetherStats(text);
     try {
       if (result.kind === 'quote') {
-        this.listener.tetherQuote({ toman: result.toman, tickTime: Date.now() });
+        this.listener.tetherQuote({ toman: result.toman, tickTime: Date.now(), source: this.source });
       } else {
         this.logger.debug({ source: 'nobitex', reason: result.reason }, 'nobitex: rejected stats');
         this.listener.rejected('nobitex', result.reason);

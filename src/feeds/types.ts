@@ -16,6 +16,8 @@ export interface CoinQuote {
   changePct: number | null;
   /** Event time in epoch milliseconds (field `E`). */
   tickTime: number;
+  /** The source that sent it: a refused quote is counted against this source. */
+  source: SourceName;
 }
 
 /** Tether's sell rate in toman, from Nobitex `stats["usdt-rls"].bestSell` ÷ 10. */
@@ -23,6 +25,8 @@ export interface TetherQuote {
   toman: number;
   /** When the quote was received, epoch milliseconds (Nobitex stats carry no tick time). */
   tickTime: number;
+  /** The source that sent it: a refused quote is counted against this source. */
+  source: SourceName;
 }
 
 export type ConnectionState = 'connecting' | 'open' | 'stalled' | 'backoff' | 'closed';

@@ -35,8 +35,9 @@ function setup(env: Record<string, string> = {}, options: Partial<CollectorOptio
     ...options,
   });
   const coin = (pair: string, ask: number, tickTime = time.now, changePct: number | null = 1.5) =>
-    collector.coinQuote({ pair, ask, changePct, tickTime });
-  const tether = (toman: number, tickTime = time.now) => collector.tetherQuote({ toman, tickTime });
+    collector.coinQuote({ pair, ask, changePct, tickTime, source: 'binance' });
+  const tether = (toman: number, tickTime = time.now) =>
+    collector.tetherQuote({ toman, tickTime, source: 'nobitex' });
   return { time, store, collector, coin, tether };
 }
 
@@ -197,6 +198,28 @@ describe('Collector: bad ticks', () => {
   });
 });
 
+describe('Collector: sources', () => {
+  it('lists the sources it is given before they connect, and counts a quote against the source that sent it', () => {
+    const { collector } = setup({}, { sources: ['binance', 'nobitex'] });
+    expect(collector.status().sources).toMatchObject([
+      { source: 'binance', state: 'down', detail: 'not connected yet', last_message_at: null },
+      { source: 'nobitex', state: 'down', detail: 'not connected yet', last_message_at: null },
+    ]);
+
+    collector.coinQuote({ pair: 'BTCUSDT', ask: 64_000, changePct: null, tickTime: T0, source: 'wallex' });
+    collector.coinQuote({ pair: 'XYZUSDT', ask: 1, changePct: null, tickTime: T0, source: 'wallex' });
+    collector.tetherQuote({ toman: -1, tickTime: T0, source: 'bitpin' });
+    expect(collector.rejectedCounts()).toEqual({
+      binance: {},
+      nobitex: {},
+      wallex: { 'unknown-pair': 1 },
+      bitpin: { 'not-positive': 1 },
+    });
+    const wallex = collector.status().sources.find((s) => s.source === 'wallex');
+    expect(wallex).toMatchObject({ last_message_at: iso(T0), rejected: 1 });
+  });
+});
+
 describe('Collector: commits', () => {
   it('commits the first snapshot as soon as tether and every coin have quoted', async () => {
     const { time, store, collector, coin, tether } = setup();
@@ -336,11 +359,11 @@ describe('Collector: commits', () => {
       clock: time.clock,
       timers: time,
     });
-    gated.tetherQuote({ toman: 105_299, tickTime: T0 });
-    gated.coinQuote({ pair: 'BTCUSDT', ask: 64_000, changePct: 1, tickTime: T0 });
+    gated.tetherQuote({ toman: 105_299, tickTime: T0, source: 'nobitex' });
+    gated.coinQuote({ pair: 'BTCUSDT', ask: 64_000, changePct: 1, tickTime: T0, source: 'binance' });
     const pending = gated.commitNow();
     await settle();
-    gated.coinQuote({ pair: 'BTCUSDT', ask: 65_000, changePct: 1, tickTime: T0 + 1 });
+    gated.coinQuote({ pair: 'BTCUSDT', ask: 65_000, changePct: 1, tickTime: T0 + 1, source: 'binance' });
     release();
     const committed = await pending;
     expect(rowOf(committed, 'BTC')?.sell_usdt).toBe(64_000);
