@@ -1,11 +1,11 @@
 import type { Config } from '../config.ts';
-import { type Catalog, coinUrl } from '../domain/catalog.ts';
-import { sellIrtFrom, sellUsdtFromAsk } from '../domain/pricing.ts';
-import type { RateRow, Snapshot, SnapshotDraft } from '../domain/rates.ts';
+import type { Catalog } from '../domain/catalog.ts';
+import type { Snapshot, SnapshotDraft } from '../domain/rates.ts';
 import type { CoinQuote, ConnectionState, FeedListener, SourceName, TetherQuote } from '../feeds/types.ts';
 import type { Logger } from '../logger.ts';
 import type { CollectorStatus, CollectorStatusStore, SnapshotStore } from '../store/types.ts';
 import { PriceGuard, PriceState } from './price-guard.ts';
+import { SnapshotBuilder } from './snapshot-builder.ts';
 import { type RejectedCounts, SourceHealthRegistry } from './source-health.ts';
 
 /** Timer functions the collector schedules with; tests pass a fake clock. */
@@ -62,40 +62,11 @@ export interface CommitInfo {
 
 export type CommitListener = (snapshot: Snapshot, info: CommitInfo) => void;
 
-/** A price series with its as_of formatted once per move, at commit time, not per tick. */
-class PublishedPrice extends PriceState {
-  movedAtIso = '';
-  movedAtIsoFor = 0;
-}
-
-class CoinState extends PublishedPrice {
+/** A coin's ask from its source, with the 24 h change quoted beside it. */
+class CoinPrice extends PriceState {
   change: number | null = null;
-  /** Quoted by the live source since start (a state seeded from the store is not). */
+  /** Quoted by a live source since start (a price seeded from the store is not). */
   live = false;
-  sellUsdt = 0;
-  sellUsdtFor = 0;
-  constructor(
-    readonly symbol: string,
-    readonly nameFa: string,
-    readonly url: string,
-    readonly markupPct: number,
-  ) {
-    super();
-  }
-}
-
-interface TetherEntry {
-  symbol: string;
-  nameFa: string;
-  url: string;
-}
-
-function isoOf(state: PublishedPrice): string {
-  if (state.movedAtIsoFor !== state.movedAt) {
-    state.movedAtIso = new Date(state.movedAt).toISOString();
-    state.movedAtIsoFor = state.movedAt;
-  }
-  return state.movedAtIso;
 }
 
 /**
@@ -113,12 +84,9 @@ export class Collector implements FeedListener {
   readonly #statusIntervalMs: number;
   readonly #graceMs: number;
   readonly #guard: PriceGuard;
-  readonly #byPair = new Map<string, CoinState>();
-  /** Coins sorted by symbol, so a snapshot needs no sort. */
-  readonly #sorted: CoinState[];
-  readonly #tether = new PublishedPrice();
-  /** The catalog's USDT entry, if listed: its row carries the tether rate. */
-  readonly #tetherEntry: TetherEntry | null;
+  readonly #byPair = new Map<string, CoinPrice>();
+  readonly #tether = new PriceState();
+  readonly #snapshots: SnapshotBuilder;
   readonly #sources: SourceHealthRegistry;
   readonly #commitListeners = new Set<CommitListener>();
 
@@ -152,21 +120,16 @@ export class Collector implements FeedListener {
       logger: this.#logger,
     });
 
-    const coins: CoinState[] = [];
-    let tetherEntry: TetherEntry | null = null;
-    for (const entry of catalog) {
-      const url = coinUrl(config.coinUrlTemplate, entry.symbol);
-      if (entry.pair === null) {
-        tetherEntry = { symbol: entry.symbol, nameFa: entry.name_fa, url };
-        continue;
-      }
-      const markupPct = config.markupOverrides.get(entry.symbol) ?? config.NERKH_MARKUP_PCT;
-      const coin = new CoinState(entry.symbol, entry.name_fa, url, markupPct);
-      coins.push(coin);
-      this.#byPair.set(entry.pair, coin);
-    }
-    this.#tetherEntry = tetherEntry;
-    this.#sorted = coins.sort((a, b) => (a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0));
+    this.#snapshots = new SnapshotBuilder({
+      catalog,
+      config,
+      tether: this.#tether,
+      coinPrice: (pair) => {
+        const price = new CoinPrice();
+        this.#byPair.set(pair, price);
+        return price;
+      },
+    });
     this.#sources = new SourceHealthRegistry({
       sources: options.sources ?? [],
       staleMs: options.sourceStaleMs ?? 60_000,
@@ -180,31 +143,7 @@ export class Collector implements FeedListener {
    * Seeded prices are published unchanged until a live tick moves them.
    */
   seed(snapshot: Snapshot): void {
-    const bySymbol = new Map<string, CoinState>();
-    for (const coin of this.#sorted) bySymbol.set(coin.symbol, coin);
-    for (const row of snapshot.rates) {
-      const asOf = Date.parse(row.as_of);
-      if (!Number.isFinite(asOf)) continue;
-      if (this.#tetherEntry && row.symbol === this.#tetherEntry.symbol) {
-        if (snapshot.usdt_irt !== null && snapshot.usdt_irt > 0 && this.#tether.price === 0) {
-          this.#tether.seed(snapshot.usdt_irt, asOf);
-        }
-        continue;
-      }
-      const coin = bySymbol.get(row.symbol);
-      if (coin === undefined || coin.price !== 0 || !(row.sell_usdt > 0)) continue;
-      // The store holds sell_usdt (ask with markup); keep publishing exactly that value until
-      // the ask moves, and guard jumps against the ask it implies.
-      const ask = coin.markupPct === 0 ? row.sell_usdt : row.sell_usdt / (1 + coin.markupPct / 100);
-      coin.seed(ask, asOf);
-      coin.sellUsdt = row.sell_usdt;
-      coin.sellUsdtFor = ask;
-      coin.change = row.change_24h;
-    }
-    if (this.#tether.price === 0 && snapshot.usdt_irt !== null && snapshot.usdt_irt > 0) {
-      const asOf = Date.parse(snapshot.updated_at);
-      if (Number.isFinite(asOf)) this.#tether.seed(snapshot.usdt_irt, asOf);
-    }
+    this.#snapshots.seed(snapshot);
   }
 
   // ---- FeedListener: the hot path -------------------------------------------------------------
@@ -255,44 +194,7 @@ export class Collector implements FeedListener {
 
   /** The current state as a snapshot draft: coins that have a price, sorted by symbol. */
   buildSnapshotDraft(): SnapshotDraft {
-    const usdtIrt = this.#tether.price > 0 ? this.#tether.price : null;
-    const rates: RateRow[] = [];
-    const tetherEntry = this.#tetherEntry;
-    let tetherPending = tetherEntry !== null && usdtIrt !== null;
-    for (const coin of this.#sorted) {
-      if (tetherPending && tetherEntry && tetherEntry.symbol < coin.symbol) {
-        rates.push(this.#tetherRow(tetherEntry, usdtIrt as number));
-        tetherPending = false;
-      }
-      if (coin.price === 0) continue;
-      if (coin.sellUsdtFor !== coin.price) {
-        coin.sellUsdt = sellUsdtFromAsk(coin.price, coin.markupPct);
-        coin.sellUsdtFor = coin.price;
-      }
-      rates.push({
-        symbol: coin.symbol,
-        name_fa: coin.nameFa,
-        sell_usdt: coin.sellUsdt,
-        sell_irt: sellIrtFrom(coin.sellUsdt, usdtIrt),
-        change_24h: coin.change,
-        as_of: isoOf(coin),
-        url: coin.url,
-      });
-    }
-    if (tetherPending && tetherEntry) rates.push(this.#tetherRow(tetherEntry, usdtIrt as number));
-    return { updated_at: new Date(this.#clock()).toISOString(), usdt_irt: usdtIrt, rates };
-  }
-
-  #tetherRow(entry: TetherEntry, usdtIrt: number): RateRow {
-    return {
-      symbol: entry.symbol,
-      name_fa: entry.nameFa,
-      sell_usdt: 1,
-      sell_irt: usdtIrt,
-      change_24h: null,
-      as_of: isoOf(this.#tether),
-      url: entry.url,
-    };
+    return this.#snapshots.build(this.#clock());
   }
 
   /**
@@ -378,7 +280,7 @@ export class Collector implements FeedListener {
 
   #maybeFirstCommit(): void {
     if (!this.#running || this.#firstCommitQueued) return;
-    if (!this.#tetherLive || this.#liveCoins < this.#sorted.length) return;
+    if (!this.#tetherLive || this.#liveCoins < this.#byPair.size) return;
     this.#firstCommitQueued = true;
     if (this.#commitTimer !== null) this.#timers.clearTimeout(this.#commitTimer);
     // Out of the feed's callback: the rest of the frame batch lands first.
