@@ -4,15 +4,11 @@ import type { Snapshot, SnapshotDraft } from '../domain/rates.ts';
 import type { CoinQuote, ConnectionState, FeedListener, SourceName, TetherQuote } from '../feeds/types.ts';
 import type { Logger } from '../logger.ts';
 import type { CollectorStatus, CollectorStatusStore, SnapshotStore } from '../store/types.ts';
+import { CommitSchedule } from './commit-schedule.ts';
 import { PriceGuard, PriceState } from './price-guard.ts';
 import { SnapshotBuilder } from './snapshot-builder.ts';
 import { type RejectedCounts, SourceHealthRegistry } from './source-health.ts';
-
-/** Timer functions the collector schedules with; tests pass a fake clock. */
-export interface CollectorTimers {
-  setTimeout(callback: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
+import { type CollectorTimers, systemTimers } from './timers.ts';
 
 export type CollectorConfig = Pick<
   Config,
@@ -74,6 +70,9 @@ class CoinPrice extends PriceState {
  * Feeds call it as their FeedListener; the per-tick path is a Map lookup, a few numeric compares
  * and stores, so the HTTP edge never waits on it and 5,000 coins stay cheap. Rows are built only
  * at commit time.
+ *
+ * It composes the price guard (one price series per coin, one for tether), the snapshot builder,
+ * the commit schedule and the sources' health, and commits snapshots to the store.
  */
 export class Collector implements FeedListener {
   readonly #store: SnapshotStore & CollectorStatusStore;
@@ -82,22 +81,18 @@ export class Collector implements FeedListener {
   readonly #timers: CollectorTimers;
   readonly #refreshMs: number;
   readonly #statusIntervalMs: number;
-  readonly #graceMs: number;
   readonly #guard: PriceGuard;
   readonly #byPair = new Map<string, CoinPrice>();
   readonly #tether = new PriceState();
   readonly #snapshots: SnapshotBuilder;
-  readonly #sources: SourceHealthRegistry;
+  readonly #health: SourceHealthRegistry;
+  readonly #schedule: CommitSchedule;
   readonly #commitListeners = new Set<CommitListener>();
 
   #liveCoins = 0;
   #tetherLive = false;
   #running = false;
-  /** The first commit is scheduled, running or done; from then on the refresh schedule runs. */
-  #firstCommitQueued = false;
-  #commitTimer: unknown = null;
   #statusTimer: unknown = null;
-  #nextCommitAt = 0;
   #commitChain: Promise<unknown> = Promise.resolve();
   #statusChain: Promise<unknown> = Promise.resolve();
 
@@ -106,13 +101,9 @@ export class Collector implements FeedListener {
     this.#store = options.store;
     this.#logger = options.logger;
     this.#clock = options.clock ?? Date.now;
-    this.#timers = options.timers ?? {
-      setTimeout: (callback, ms) => setTimeout(callback, ms),
-      clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-    };
+    this.#timers = options.timers ?? systemTimers;
     this.#refreshMs = options.refreshMs ?? config.NERKH_REFRESH_SECONDS * 1000;
     this.#statusIntervalMs = options.statusIntervalMs ?? 5000;
-    this.#graceMs = options.firstCommitGraceMs ?? 5000;
     this.#guard = new PriceGuard({
       maxJumpPct: config.NERKH_MAX_JUMP_PCT,
       jumpConfirmMs: options.jumpConfirmMs ?? 300_000,
@@ -130,10 +121,17 @@ export class Collector implements FeedListener {
         return price;
       },
     });
-    this.#sources = new SourceHealthRegistry({
+    this.#health = new SourceHealthRegistry({
       sources: options.sources ?? [],
       staleMs: options.sourceStaleMs ?? 60_000,
       logger: this.#logger,
+    });
+    this.#schedule = new CommitSchedule({
+      timers: this.#timers,
+      clock: this.#clock,
+      graceMs: options.firstCommitGraceMs ?? 5000,
+      refreshMs: this.#refreshMs,
+      commit: () => this.commitNow(),
     });
   }
 
@@ -151,7 +149,7 @@ export class Collector implements FeedListener {
   coinQuote(quote: CoinQuote): void {
     const coin = this.#byPair.get(quote.pair);
     if (coin === undefined) {
-      this.#sources.rejected(quote.source, 'unknown-pair');
+      this.#health.rejected(quote.source, 'unknown-pair');
       return;
     }
     if (!this.#accept(quote.source, coin, quote.ask, quote.tickTime)) return;
@@ -159,7 +157,7 @@ export class Collector implements FeedListener {
     if (!coin.live) {
       coin.live = true;
       this.#liveCoins++;
-      if (!this.#firstCommitQueued) this.#maybeFirstCommit();
+      this.#maybeAllQuoted();
     }
   }
 
@@ -167,26 +165,30 @@ export class Collector implements FeedListener {
     if (!this.#accept(quote.source, this.#tether, quote.toman, quote.tickTime)) return;
     if (!this.#tetherLive) {
       this.#tetherLive = true;
-      if (!this.#firstCommitQueued) this.#maybeFirstCommit();
+      this.#maybeAllQuoted();
     }
   }
 
   rejected(source: SourceName, reason: string): void {
-    this.#sources.rejected(source, reason);
+    this.#health.rejected(source, reason);
   }
 
   connectionState(source: SourceName, state: ConnectionState, detail: string): void {
-    this.#sources.connectionState(source, state, detail);
+    this.#health.connectionState(source, state, detail);
+  }
+
+  #maybeAllQuoted(): void {
+    if (this.#tetherLive && this.#liveCoins === this.#byPair.size) this.#schedule.allQuoted();
   }
 
   /** Applies the bad-tick guard; a refused tick is counted against its source. */
   #accept(source: SourceName, state: PriceState, price: number, tickTime: number): boolean {
     const rejection = this.#guard.apply(state, price, tickTime, source);
     if (rejection !== null) {
-      this.#sources.rejected(source, rejection);
+      this.#health.rejected(source, rejection);
       return false;
     }
-    this.#sources.heard(source, this.#clock());
+    this.#health.heard(source, this.#clock());
     return true;
   }
 
@@ -247,13 +249,13 @@ export class Collector implements FeedListener {
     return () => this.#commitListeners.delete(listener);
   }
 
-  // ---- Schedule --------------------------------------------------------------------------------
+  // ---- Lifecycle -------------------------------------------------------------------------------
 
   /** Starts the first-commit watch, the refresh schedule and the health reports. */
   start(): void {
     if (this.#running) return;
     this.#running = true;
-    this.#scheduleGraceCheck();
+    this.#schedule.start();
     this.#scheduleStatus();
     void this.writeStatus();
   }
@@ -261,61 +263,11 @@ export class Collector implements FeedListener {
   /** Clears the timers and waits for an in-flight commit; commits nothing itself. */
   async stop(): Promise<void> {
     this.#running = false;
-    if (this.#commitTimer !== null) this.#timers.clearTimeout(this.#commitTimer);
+    this.#schedule.stop();
     if (this.#statusTimer !== null) this.#timers.clearTimeout(this.#statusTimer);
-    this.#commitTimer = null;
     this.#statusTimer = null;
     await this.#commitChain;
     await this.#statusChain;
-  }
-
-  #scheduleGraceCheck(): void {
-    this.#commitTimer = this.#timers.setTimeout(() => {
-      this.#commitTimer = null;
-      if (!this.#running || this.#firstCommitQueued) return;
-      this.#firstCommitQueued = true;
-      void this.#firstCommit();
-    }, this.#graceMs);
-  }
-
-  #maybeFirstCommit(): void {
-    if (!this.#running || this.#firstCommitQueued) return;
-    if (!this.#tetherLive || this.#liveCoins < this.#byPair.size) return;
-    this.#firstCommitQueued = true;
-    if (this.#commitTimer !== null) this.#timers.clearTimeout(this.#commitTimer);
-    // Out of the feed's callback: the rest of the frame batch lands first.
-    this.#commitTimer = this.#timers.setTimeout(() => {
-      this.#commitTimer = null;
-      void this.#firstCommit();
-    }, 0);
-  }
-
-  async #firstCommit(): Promise<void> {
-    const snapshot = await this.commitNow();
-    if (!this.#running) return;
-    if (snapshot === null) {
-      // Nothing arrived yet (or the store failed): look again after another grace period.
-      this.#firstCommitQueued = false;
-      this.#scheduleGraceCheck();
-      return;
-    }
-    this.#nextCommitAt = this.#clock() + this.#refreshMs;
-    this.#scheduleNextCommit();
-  }
-
-  #scheduleNextCommit(): void {
-    const delay = Math.max(0, this.#nextCommitAt - this.#clock());
-    this.#commitTimer = this.#timers.setTimeout(() => {
-      this.#commitTimer = null;
-      if (!this.#running) return;
-      // Fixed cadence from the first commit, so slow commits do not drift the schedule.
-      this.#nextCommitAt += this.#refreshMs;
-      const now = this.#clock();
-      if (this.#nextCommitAt <= now) this.#nextCommitAt = now + this.#refreshMs;
-      void this.commitNow().finally(() => {
-        if (this.#running && this.#commitTimer === null) this.#scheduleNextCommit();
-      });
-    }, delay);
   }
 
   #scheduleStatus(): void {
@@ -336,18 +288,18 @@ export class Collector implements FeedListener {
     return {
       reported_at: new Date(now).toISOString(),
       refresh_seconds: this.#refreshMs / 1000,
-      sources: this.#sources.report(now),
+      sources: this.#health.report(now),
     };
   }
 
   rejectedCounts(): RejectedCounts {
-    return this.#sources.rejectedCounts();
+    return this.#health.rejectedCounts();
   }
 
   /** Writes the health report to the store (other instances serve it); logs new rejections. */
   writeStatus(): Promise<void> {
     const run = this.#statusChain.then(async () => {
-      this.#sources.logNewRejections();
+      this.#health.logNewRejections();
       try {
         await this.#store.putCollectorStatus(this.status());
       } catch (error) {
