@@ -35,6 +35,9 @@ export class SourceHealthRegistry {
   readonly #trackers = new Map<SourceName, SourceTracker>();
   readonly #staleMs: number;
   readonly #logger: Logger;
+  /** The tracker last looked up: ticks come in runs from one source, so most lookups are this one. */
+  #lastSource: SourceName | null = null;
+  #lastTracker: SourceTracker | null = null;
 
   constructor(options: SourceHealthOptions) {
     for (const source of options.sources) this.#trackers.set(source, new SourceTracker());
@@ -43,11 +46,14 @@ export class SourceHealthRegistry {
   }
 
   #tracker(source: SourceName): SourceTracker {
+    if (source === this.#lastSource) return this.#lastTracker as SourceTracker;
     let tracker = this.#trackers.get(source);
     if (tracker === undefined) {
       tracker = new SourceTracker();
       this.#trackers.set(source, tracker);
     }
+    this.#lastSource = source;
+    this.#lastTracker = tracker;
     return tracker;
   }
 
