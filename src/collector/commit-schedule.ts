@@ -1,7 +1,7 @@
 import type { Snapshot } from '../domain/rates.ts';
 import type { CollectorTimers } from './timers.ts';
 
-export interface CommitScheduleOptions {
+interface CommitScheduleOptions {
   timers: CollectorTimers;
   /** Epoch milliseconds. */
   clock: () => number;

@@ -30,7 +30,7 @@ export class PriceState {
   }
 }
 
-export interface PriceGuardOptions {
+interface PriceGuardOptions {
   /** A tick further than this from the last accepted price is refused as `absurd-jump`. */
   maxJumpPct: number;
   /**

@@ -4,7 +4,7 @@ import { sellIrtFrom, sellUsdtFromAsk } from '../domain/pricing.ts';
 import type { RateRow, Snapshot, SnapshotDraft } from '../domain/rates.ts';
 
 /** A price as a snapshot publishes it; what sets it (a source, a restart) is not the builder's concern. */
-export interface PublishedPrice {
+interface PublishedPrice {
   /** 0 = never priced. */
   readonly price: number;
   /** Epoch milliseconds of the tick that last moved `price`: the row's as_of. */
@@ -18,7 +18,7 @@ export interface PublishedCoinPrice extends PublishedPrice {
   change: number | null;
 }
 
-export interface SnapshotBuilderOptions {
+interface SnapshotBuilderOptions {
   catalog: Catalog;
   config: Pick<Config, 'NERKH_MARKUP_PCT' | 'markupOverrides' | 'coinUrlTemplate'>;
   /** Tether's sell rate in toman: usdt_irt, the factor of every toman price, and the USDT row. */

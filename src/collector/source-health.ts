@@ -18,7 +18,7 @@ class SourceTracker {
   readonly reportedReasons = new Map<string, number>();
 }
 
-export interface SourceHealthOptions {
+interface SourceHealthOptions {
   /** Sources reported from the start, in this order, before they first connect. */
   sources: readonly SourceName[];
   /** A source with no valid message for this long is reported degraded or down. */
