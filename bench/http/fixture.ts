@@ -40,6 +40,7 @@ export async function commitBenchSnapshot(
 ): Promise<number> {
   const catalog = benchCatalog(coins);
   const collector = new Collector({
+    sources: ['binance', 'nobitex'],
     catalog,
     config,
     store: store.snapshots,
