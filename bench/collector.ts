@@ -68,9 +68,10 @@ function benchTicks(): number {
       ask: (1 + p) * (1 + (((level * 7919 + p) % 1000) - 500) / 100_000),
       changePct: ((i % 400) - 200) / 10,
       tickTime: 0,
+      source: 'binance',
     });
   }
-  collector.tetherQuote({ toman: 105_299, tickTime: 1 });
+  collector.tetherQuote({ toman: 105_299, tickTime: 1, source: 'nobitex' });
   let now = 1_700_000_000_000;
   for (const quote of quotes.slice(0, 10_000)) {
     quote.tickTime = now++;
@@ -83,7 +84,7 @@ function benchTicks(): number {
     for (let i = 0; i < batch; i++) collector.coinQuote(quotes[i] as CoinQuote);
     elapsedNs += process.hrtime.bigint() - started;
   }
-  const rejected = Object.values(collector.rejectedCounts().binance).reduce((sum, n) => sum + n, 0);
+  const rejected = Object.values(collector.rejectedCounts().binance ?? {}).reduce((sum, n) => sum + n, 0);
   if (rejected > 0)
     throw new Error(`bench quotes were rejected (${rejected}); the figures would be meaningless`);
   return (batch * rounds) / (Number(elapsedNs) / 1e9);
@@ -92,11 +93,11 @@ function benchTicks(): number {
 function benchBuild(coins: number, builds: number): { medianMs: number; p99Ms: number } {
   const catalog = syntheticCatalog(coins);
   const collector = newCollector(catalog);
-  collector.tetherQuote({ toman: 105_299, tickTime: 1 });
+  collector.tetherQuote({ toman: 105_299, tickTime: 1, source: 'nobitex' });
   let now = 1_700_000_000_000;
   const pairNames = catalog.flatMap((entry) => (entry.pair ? [entry.pair] : []));
   for (const [index, pair] of pairNames.entries()) {
-    collector.coinQuote({ pair, ask: 1 + index, changePct: null, tickTime: now++ });
+    collector.coinQuote({ pair, ask: 1 + index, changePct: null, tickTime: now++, source: 'binance' });
   }
   const timings: number[] = [];
   for (let build = 0; build < builds + 20; build++) {
@@ -107,6 +108,7 @@ function benchBuild(coins: number, builds: number): { medianMs: number; p99Ms: n
         ask: 1 + index + build / 1000,
         changePct: 1.5,
         tickTime: now++,
+        source: 'binance',
       });
     }
     const started = performance.now();
@@ -147,11 +149,17 @@ async function benchSqliteCommit(
   try {
     const catalog = syntheticCatalog(coins);
     const collector = newCollector(catalog, new SqliteSnapshotStore(db, 50));
-    collector.tetherQuote({ toman: 105_299, tickTime: 1 });
+    collector.tetherQuote({ toman: 105_299, tickTime: 1, source: 'nobitex' });
     let now = 1_700_000_000_000;
     for (const [index, entry] of catalog.entries()) {
       if (entry.pair)
-        collector.coinQuote({ pair: entry.pair, ask: 1 + index, changePct: 1, tickTime: now++ });
+        collector.coinQuote({
+          pair: entry.pair,
+          ask: 1 + index,
+          changePct: 1,
+          tickTime: now++,
+          source: 'binance',
+        });
     }
     const timings: number[] = [];
     collector.onCommit((_snapshot, info) => timings.push(info.durationMs));

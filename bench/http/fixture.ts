@@ -40,6 +40,7 @@ export async function commitBenchSnapshot(
 ): Promise<number> {
   const catalog = benchCatalog(coins);
   const collector = new Collector({
+    sources: ['binance', 'nobitex'],
     catalog,
     config,
     store: store.snapshots,
@@ -47,7 +48,7 @@ export async function commitBenchSnapshot(
   });
   const random = seededRandom(20_250_101);
   const now = Date.now();
-  collector.tetherQuote({ toman: 92_150, tickTime: now - 4_000 });
+  collector.tetherQuote({ toman: 92_150, tickTime: now - 4_000, source: 'nobitex' });
   for (const [index, entry] of catalog.entries()) {
     if (entry.pair === null) continue;
     const market = createPairMarket(entry.symbol, entry.pair, random, now);
@@ -57,6 +58,7 @@ export async function commitBenchSnapshot(
       changePct: Math.round((random() - 0.5) * 1600) / 100,
       // Each coin last moved at its own time, minutes to an hour ago, as in a live market.
       tickTime: now - 1_000 - ((index * 7919) % 3_600_000),
+      source: 'binance',
     });
   }
   const snapshot = await collector.commitNow();

@@ -1,17 +1,15 @@
 import type { Config } from '../config.ts';
-import { type Catalog, coinUrl } from '../domain/catalog.ts';
-import { priceRejection, sellIrtFrom, sellUsdtFromAsk } from '../domain/pricing.ts';
-import type { RateRow, Snapshot, SnapshotDraft } from '../domain/rates.ts';
+import type { Catalog } from '../domain/catalog.ts';
+import type { Snapshot, SnapshotDraft } from '../domain/rates.ts';
 import type { CoinQuote, ConnectionState, FeedListener, SourceName, TetherQuote } from '../feeds/types.ts';
 import type { Logger } from '../logger.ts';
 import type { CollectorStatusStore, SnapshotStore } from '../store/types.ts';
-import type { CollectorStatus, SourceHealth, SourceState } from './collector-status.ts';
-
-/** Timer functions the collector schedules with; tests pass a fake clock. */
-export interface CollectorTimers {
-  setTimeout(callback: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
+import type { CollectorStatus } from './collector-status.ts';
+import { CommitSchedule } from './commit-schedule.ts';
+import { PriceGuard, PriceState } from './price-guard.ts';
+import { SnapshotBuilder } from './snapshot-builder.ts';
+import { type RejectedCounts, SourceHealthRegistry } from './source-health.ts';
+import { type CollectorTimers, systemTimers } from './timers.ts';
 
 export type CollectorConfig = Pick<
   Config,
@@ -35,6 +33,11 @@ export interface CollectorOptions {
    * quoted, or when this grace period ends with whatever has arrived.
    */
   firstCommitGraceMs?: number;
+  /**
+   * The sources' names (as their feeds report them), listed by `status()` from the start, before
+   * they first connect; a source not named here is listed from its first report.
+   */
+  sources?: readonly SourceName[];
   /** A source with no valid message for this long is reported degraded or down. */
   sourceStaleMs?: number;
   /**
@@ -56,71 +59,11 @@ export interface CommitInfo {
 
 export type CommitListener = (snapshot: Snapshot, info: CommitInfo) => void;
 
-/** Rejected ticks since start, per source and reason (e.g. `binance` → `absurd-jump` → 3). */
-export type RejectedCounts = Record<SourceName, Record<string, number>>;
-
-const sourceNames: readonly SourceName[] = ['binance', 'nobitex'];
-
-/**
- * A price that moves: the last accepted value, the tick time that moved it (`as_of`), and the
- * candidate level the jump guard is watching. One class so every instance has the same shape
- * and the per-tick path stays monomorphic.
- */
-class PriceState {
-  /** Last accepted price; 0 = never priced. */
-  price = 0;
-  /** Tick time of the last tick that moved `price` (the row's as_of); 0 = never. */
-  movedAt = 0;
-  /** Tick time of the last accepted tick, moved or not. */
-  tickTime = 0;
-  /** A level beyond the jump guard, held since `candidateSince` over `candidateTicks` ticks. */
-  candidate = 0;
-  candidateSince = 0;
-  candidateTicks = 0;
-  /** as_of formatted once per move, at commit time, not per tick. */
-  movedAtIso = '';
-  movedAtIsoFor = 0;
-}
-
-class CoinState extends PriceState {
+/** A coin's ask from its source, with the 24 h change quoted beside it. */
+class CoinPrice extends PriceState {
   change: number | null = null;
-  /** Quoted by the live source since start (a state seeded from the store is not). */
+  /** Quoted by a live source since start (a price seeded from the store is not). */
   live = false;
-  sellUsdt = 0;
-  sellUsdtFor = 0;
-  constructor(
-    readonly symbol: string,
-    readonly nameFa: string,
-    readonly url: string,
-    readonly markupPct: number,
-  ) {
-    super();
-  }
-}
-
-interface TetherEntry {
-  symbol: string;
-  nameFa: string;
-  url: string;
-}
-
-interface SourceTracker {
-  connection: ConnectionState | null;
-  detail: string;
-  lastMessageAt: number;
-  rejected: number;
-  reconnects: number;
-  everOpen: boolean;
-  reasons: Map<string, number>;
-  reportedReasons: Map<string, number>;
-}
-
-function isoOf(state: PriceState): string {
-  if (state.movedAtIsoFor !== state.movedAt) {
-    state.movedAtIso = new Date(state.movedAt).toISOString();
-    state.movedAtIsoFor = state.movedAt;
-  }
-  return state.movedAtIso;
 }
 
 /**
@@ -128,6 +71,9 @@ function isoOf(state: PriceState): string {
  * Feeds call it as their FeedListener; the per-tick path is a Map lookup, a few numeric compares
  * and stores, so the HTTP edge never waits on it and 5,000 coins stay cheap. Rows are built only
  * at commit time.
+ *
+ * It composes the price guard (one price series per coin, one for tether), the snapshot builder,
+ * the commit schedule and the sources' health, and commits snapshots to the store.
  */
 export class Collector implements FeedListener {
   readonly #store: SnapshotStore & CollectorStatusStore;
@@ -136,28 +82,18 @@ export class Collector implements FeedListener {
   readonly #timers: CollectorTimers;
   readonly #refreshMs: number;
   readonly #statusIntervalMs: number;
-  readonly #graceMs: number;
-  readonly #staleMs: number;
-  readonly #maxJumpPct: number;
-  readonly #jumpConfirmMs: number;
-  readonly #jumpConfirmTicks: number;
-  readonly #byPair = new Map<string, CoinState>();
-  /** Coins sorted by symbol, so a snapshot needs no sort. */
-  readonly #sorted: CoinState[];
+  readonly #guard: PriceGuard;
+  readonly #byPair = new Map<string, CoinPrice>();
   readonly #tether = new PriceState();
-  /** The catalog's USDT entry, if listed: its row carries the tether rate. */
-  readonly #tetherEntry: TetherEntry | null;
-  readonly #sources: Record<SourceName, SourceTracker>;
+  readonly #snapshots: SnapshotBuilder;
+  readonly #health: SourceHealthRegistry;
+  readonly #schedule: CommitSchedule;
   readonly #commitListeners = new Set<CommitListener>();
 
   #liveCoins = 0;
   #tetherLive = false;
   #running = false;
-  /** The first commit is scheduled, running or done; from then on the refresh schedule runs. */
-  #firstCommitQueued = false;
-  #commitTimer: unknown = null;
   #statusTimer: unknown = null;
-  #nextCommitAt = 0;
   #commitChain: Promise<unknown> = Promise.resolve();
   #statusChain: Promise<unknown> = Promise.resolve();
 
@@ -166,50 +102,38 @@ export class Collector implements FeedListener {
     this.#store = options.store;
     this.#logger = options.logger;
     this.#clock = options.clock ?? Date.now;
-    this.#timers = options.timers ?? {
-      setTimeout: (callback, ms) => setTimeout(callback, ms),
-      clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-    };
+    this.#timers = options.timers ?? systemTimers;
     this.#refreshMs = options.refreshMs ?? config.NERKH_REFRESH_SECONDS * 1000;
     this.#statusIntervalMs = options.statusIntervalMs ?? 5000;
-    this.#graceMs = options.firstCommitGraceMs ?? 5000;
-    this.#staleMs = options.sourceStaleMs ?? 60_000;
-    this.#maxJumpPct = config.NERKH_MAX_JUMP_PCT;
-    this.#jumpConfirmMs = options.jumpConfirmMs ?? 300_000;
-    this.#jumpConfirmTicks = options.jumpConfirmTicks ?? 5;
+    this.#guard = new PriceGuard({
+      maxJumpPct: config.NERKH_MAX_JUMP_PCT,
+      jumpConfirmMs: options.jumpConfirmMs ?? 300_000,
+      jumpConfirmTicks: options.jumpConfirmTicks ?? 5,
+      logger: this.#logger,
+    });
 
-    const coins: CoinState[] = [];
-    let tetherEntry: TetherEntry | null = null;
-    for (const entry of catalog) {
-      const url = coinUrl(config.coinUrlTemplate, entry.symbol);
-      if (entry.pair === null) {
-        tetherEntry = { symbol: entry.symbol, nameFa: entry.name_fa, url };
-        continue;
-      }
-      const markupPct = config.markupOverrides.get(entry.symbol) ?? config.NERKH_MARKUP_PCT;
-      const coin = new CoinState(entry.symbol, entry.name_fa, url, markupPct);
-      coins.push(coin);
-      this.#byPair.set(entry.pair, coin);
-    }
-    this.#tetherEntry = tetherEntry;
-    this.#sorted = coins.sort((a, b) => (a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0));
-    this.#sources = {
-      binance: this.#newTracker(),
-      nobitex: this.#newTracker(),
-    };
-  }
-
-  #newTracker(): SourceTracker {
-    return {
-      connection: null,
-      detail: 'not connected yet',
-      lastMessageAt: 0,
-      rejected: 0,
-      reconnects: 0,
-      everOpen: false,
-      reasons: new Map(),
-      reportedReasons: new Map(),
-    };
+    this.#snapshots = new SnapshotBuilder({
+      catalog,
+      config,
+      tether: this.#tether,
+      coinPrice: (pair) => {
+        const price = new CoinPrice();
+        this.#byPair.set(pair, price);
+        return price;
+      },
+    });
+    this.#health = new SourceHealthRegistry({
+      sources: options.sources ?? [],
+      staleMs: options.sourceStaleMs ?? 60_000,
+      logger: this.#logger,
+    });
+    this.#schedule = new CommitSchedule({
+      timers: this.#timers,
+      clock: this.#clock,
+      graceMs: options.firstCommitGraceMs ?? 5000,
+      refreshMs: this.#refreshMs,
+      commit: () => this.commitNow(),
+    });
   }
 
   /**
@@ -218,37 +142,7 @@ export class Collector implements FeedListener {
    * Seeded prices are published unchanged until a live tick moves them.
    */
   seed(snapshot: Snapshot): void {
-    const bySymbol = new Map<string, CoinState>();
-    for (const coin of this.#sorted) bySymbol.set(coin.symbol, coin);
-    for (const row of snapshot.rates) {
-      const asOf = Date.parse(row.as_of);
-      if (!Number.isFinite(asOf)) continue;
-      if (this.#tetherEntry && row.symbol === this.#tetherEntry.symbol) {
-        if (snapshot.usdt_irt !== null && snapshot.usdt_irt > 0 && this.#tether.price === 0) {
-          this.#seedPrice(this.#tether, snapshot.usdt_irt, asOf);
-        }
-        continue;
-      }
-      const coin = bySymbol.get(row.symbol);
-      if (coin === undefined || coin.price !== 0 || !(row.sell_usdt > 0)) continue;
-      // The store holds sell_usdt (ask with markup); keep publishing exactly that value until
-      // the ask moves, and guard jumps against the ask it implies.
-      const ask = coin.markupPct === 0 ? row.sell_usdt : row.sell_usdt / (1 + coin.markupPct / 100);
-      this.#seedPrice(coin, ask, asOf);
-      coin.sellUsdt = row.sell_usdt;
-      coin.sellUsdtFor = ask;
-      coin.change = row.change_24h;
-    }
-    if (this.#tether.price === 0 && snapshot.usdt_irt !== null && snapshot.usdt_irt > 0) {
-      const asOf = Date.parse(snapshot.updated_at);
-      if (Number.isFinite(asOf)) this.#seedPrice(this.#tether, snapshot.usdt_irt, asOf);
-    }
-  }
-
-  #seedPrice(state: PriceState, price: number, asOf: number): void {
-    state.price = price;
-    state.movedAt = asOf;
-    state.tickTime = asOf;
+    this.#snapshots.seed(snapshot);
   }
 
   // ---- FeedListener: the hot path -------------------------------------------------------------
@@ -256,134 +150,54 @@ export class Collector implements FeedListener {
   coinQuote(quote: CoinQuote): void {
     const coin = this.#byPair.get(quote.pair);
     if (coin === undefined) {
-      this.#reject('binance', 'unknown-pair');
+      this.#health.rejected(quote.source, 'unknown-pair');
       return;
     }
-    if (!this.#accept('binance', coin, quote.ask, quote.tickTime)) return;
+    if (!this.#accept(quote.source, coin, quote.ask, quote.tickTime)) return;
     coin.change = quote.changePct;
     if (!coin.live) {
       coin.live = true;
       this.#liveCoins++;
-      if (!this.#firstCommitQueued) this.#maybeFirstCommit();
+      this.#maybeAllQuoted();
     }
   }
 
   tetherQuote(quote: TetherQuote): void {
-    if (!this.#accept('nobitex', this.#tether, quote.toman, quote.tickTime)) return;
+    if (!this.#accept(quote.source, this.#tether, quote.toman, quote.tickTime)) return;
     if (!this.#tetherLive) {
       this.#tetherLive = true;
-      if (!this.#firstCommitQueued) this.#maybeFirstCommit();
+      this.#maybeAllQuoted();
     }
   }
 
   rejected(source: SourceName, reason: string): void {
-    this.#reject(source, reason);
+    this.#health.rejected(source, reason);
   }
 
   connectionState(source: SourceName, state: ConnectionState, detail: string): void {
-    const tracker = this.#sources[source];
-    if (state === 'open') {
-      if (tracker.everOpen && tracker.connection !== 'open') tracker.reconnects++;
-      tracker.everOpen = true;
-    }
-    const changed = tracker.connection !== state;
-    tracker.connection = state;
-    tracker.detail = detail;
-    // The adapters log their own transitions with the reason; this line only ties them to health.
-    if (changed) this.#logger.debug({ source, state, detail }, 'source connection state');
+    this.#health.connectionState(source, state, detail);
   }
 
-  /** Applies the bad-tick guard and, when accepted, the price and its as_of. */
+  #maybeAllQuoted(): void {
+    if (this.#tetherLive && this.#liveCoins === this.#byPair.size) this.#schedule.allQuoted();
+  }
+
+  /** Applies the bad-tick guard; a refused tick is counted against its source. */
   #accept(source: SourceName, state: PriceState, price: number, tickTime: number): boolean {
-    if (tickTime < state.tickTime) {
-      this.#reject(source, 'stale-tick');
+    const rejection = this.#guard.apply(state, price, tickTime, source);
+    if (rejection !== null) {
+      this.#health.rejected(source, rejection);
       return false;
     }
-    const previous = state.price > 0 ? state.price : null;
-    const rejection = priceRejection(price, previous, this.#maxJumpPct);
-    if (rejection !== null) {
-      if (rejection !== 'absurd-jump' || !this.#jumpConfirmed(state, price, tickTime)) {
-        this.#reject(source, rejection);
-        return false;
-      }
-      this.#logger.warn(
-        { source, price, previous, heldMs: tickTime - state.candidateSince },
-        'price beyond the jump guard held long enough; accepting it as the new level',
-      );
-    }
-    state.candidate = 0;
-    if (price !== state.price) {
-      state.price = price;
-      state.movedAt = tickTime;
-    }
-    state.tickTime = tickTime;
-    this.#sources[source].lastMessageAt = this.#clock();
+    this.#health.heard(source, this.#clock());
     return true;
-  }
-
-  #jumpConfirmed(state: PriceState, price: number, tickTime: number): boolean {
-    const candidate = state.candidate;
-    if (candidate > 0 && (Math.abs(price - candidate) / candidate) * 100 <= this.#maxJumpPct) {
-      state.candidateTicks++;
-      return (
-        state.candidateTicks >= this.#jumpConfirmTicks &&
-        tickTime - state.candidateSince >= this.#jumpConfirmMs
-      );
-    }
-    state.candidate = price;
-    state.candidateSince = tickTime;
-    state.candidateTicks = 1;
-    return false;
-  }
-
-  #reject(source: SourceName, reason: string): void {
-    const tracker = this.#sources[source];
-    tracker.rejected++;
-    tracker.reasons.set(reason, (tracker.reasons.get(reason) ?? 0) + 1);
   }
 
   // ---- Snapshots -------------------------------------------------------------------------------
 
   /** The current state as a snapshot draft: coins that have a price, sorted by symbol. */
   buildSnapshotDraft(): SnapshotDraft {
-    const usdtIrt = this.#tether.price > 0 ? this.#tether.price : null;
-    const rates: RateRow[] = [];
-    const tetherEntry = this.#tetherEntry;
-    let tetherPending = tetherEntry !== null && usdtIrt !== null;
-    for (const coin of this.#sorted) {
-      if (tetherPending && tetherEntry && tetherEntry.symbol < coin.symbol) {
-        rates.push(this.#tetherRow(tetherEntry, usdtIrt as number));
-        tetherPending = false;
-      }
-      if (coin.price === 0) continue;
-      if (coin.sellUsdtFor !== coin.price) {
-        coin.sellUsdt = sellUsdtFromAsk(coin.price, coin.markupPct);
-        coin.sellUsdtFor = coin.price;
-      }
-      rates.push({
-        symbol: coin.symbol,
-        name_fa: coin.nameFa,
-        sell_usdt: coin.sellUsdt,
-        sell_irt: sellIrtFrom(coin.sellUsdt, usdtIrt),
-        change_24h: coin.change,
-        as_of: isoOf(coin),
-        url: coin.url,
-      });
-    }
-    if (tetherPending && tetherEntry) rates.push(this.#tetherRow(tetherEntry, usdtIrt as number));
-    return { updated_at: new Date(this.#clock()).toISOString(), usdt_irt: usdtIrt, rates };
-  }
-
-  #tetherRow(entry: TetherEntry, usdtIrt: number): RateRow {
-    return {
-      symbol: entry.symbol,
-      name_fa: entry.nameFa,
-      sell_usdt: 1,
-      sell_irt: usdtIrt,
-      change_24h: null,
-      as_of: isoOf(this.#tether),
-      url: entry.url,
-    };
+    return this.#snapshots.build(this.#clock());
   }
 
   /**
@@ -436,13 +250,13 @@ export class Collector implements FeedListener {
     return () => this.#commitListeners.delete(listener);
   }
 
-  // ---- Schedule --------------------------------------------------------------------------------
+  // ---- Lifecycle -------------------------------------------------------------------------------
 
   /** Starts the first-commit watch, the refresh schedule and the health reports. */
   start(): void {
     if (this.#running) return;
     this.#running = true;
-    this.#scheduleGraceCheck();
+    this.#schedule.start();
     this.#scheduleStatus();
     void this.writeStatus();
   }
@@ -450,61 +264,11 @@ export class Collector implements FeedListener {
   /** Clears the timers and waits for an in-flight commit; commits nothing itself. */
   async stop(): Promise<void> {
     this.#running = false;
-    if (this.#commitTimer !== null) this.#timers.clearTimeout(this.#commitTimer);
+    this.#schedule.stop();
     if (this.#statusTimer !== null) this.#timers.clearTimeout(this.#statusTimer);
-    this.#commitTimer = null;
     this.#statusTimer = null;
     await this.#commitChain;
     await this.#statusChain;
-  }
-
-  #scheduleGraceCheck(): void {
-    this.#commitTimer = this.#timers.setTimeout(() => {
-      this.#commitTimer = null;
-      if (!this.#running || this.#firstCommitQueued) return;
-      this.#firstCommitQueued = true;
-      void this.#firstCommit();
-    }, this.#graceMs);
-  }
-
-  #maybeFirstCommit(): void {
-    if (!this.#running || this.#firstCommitQueued) return;
-    if (!this.#tetherLive || this.#liveCoins < this.#sorted.length) return;
-    this.#firstCommitQueued = true;
-    if (this.#commitTimer !== null) this.#timers.clearTimeout(this.#commitTimer);
-    // Out of the feed's callback: the rest of the frame batch lands first.
-    this.#commitTimer = this.#timers.setTimeout(() => {
-      this.#commitTimer = null;
-      void this.#firstCommit();
-    }, 0);
-  }
-
-  async #firstCommit(): Promise<void> {
-    const snapshot = await this.commitNow();
-    if (!this.#running) return;
-    if (snapshot === null) {
-      // Nothing arrived yet (or the store failed): look again after another grace period.
-      this.#firstCommitQueued = false;
-      this.#scheduleGraceCheck();
-      return;
-    }
-    this.#nextCommitAt = this.#clock() + this.#refreshMs;
-    this.#scheduleNextCommit();
-  }
-
-  #scheduleNextCommit(): void {
-    const delay = Math.max(0, this.#nextCommitAt - this.#clock());
-    this.#commitTimer = this.#timers.setTimeout(() => {
-      this.#commitTimer = null;
-      if (!this.#running) return;
-      // Fixed cadence from the first commit, so slow commits do not drift the schedule.
-      this.#nextCommitAt += this.#refreshMs;
-      const now = this.#clock();
-      if (this.#nextCommitAt <= now) this.#nextCommitAt = now + this.#refreshMs;
-      void this.commitNow().finally(() => {
-        if (this.#running && this.#commitTimer === null) this.#scheduleNextCommit();
-      });
-    }, delay);
   }
 
   #scheduleStatus(): void {
@@ -525,51 +289,18 @@ export class Collector implements FeedListener {
     return {
       reported_at: new Date(now).toISOString(),
       refresh_seconds: this.#refreshMs / 1000,
-      sources: sourceNames.map((source) => this.#sourceHealth(source, now)),
-    };
-  }
-
-  #sourceHealth(source: SourceName, now: number): SourceHealth {
-    const tracker = this.#sources[source];
-    const silentFor = tracker.lastMessageAt === 0 ? null : now - tracker.lastMessageAt;
-    const fresh = silentFor !== null && silentFor <= this.#staleMs;
-    let state: SourceState;
-    let detail = tracker.detail;
-    if (tracker.connection === 'open') {
-      state = fresh ? 'up' : 'degraded';
-      if (!fresh) {
-        detail =
-          silentFor === null
-            ? `${tracker.detail}; no valid message yet`
-            : `${tracker.detail}; no valid message for ${Math.round(silentFor / 1000)} s`;
-      }
-    } else if (tracker.connection === null || tracker.connection === 'closed') {
-      state = 'down';
-    } else {
-      // connecting / stalled / backoff: still serving recent prices, or not.
-      state = fresh ? 'degraded' : 'down';
-    }
-    return {
-      source,
-      state,
-      detail,
-      last_message_at: tracker.lastMessageAt === 0 ? null : new Date(tracker.lastMessageAt).toISOString(),
-      rejected: tracker.rejected,
-      reconnects: tracker.reconnects,
+      sources: this.#health.report(now),
     };
   }
 
   rejectedCounts(): RejectedCounts {
-    return {
-      binance: Object.fromEntries(this.#sources.binance.reasons),
-      nobitex: Object.fromEntries(this.#sources.nobitex.reasons),
-    };
+    return this.#health.rejectedCounts();
   }
 
   /** Writes the health report to the store (other instances serve it); logs new rejections. */
   writeStatus(): Promise<void> {
     const run = this.#statusChain.then(async () => {
-      this.#logNewRejections();
+      this.#health.logNewRejections();
       try {
         await this.#store.putCollectorStatus(this.status());
       } catch (error) {
@@ -578,23 +309,5 @@ export class Collector implements FeedListener {
     });
     this.#statusChain = run;
     return run;
-  }
-
-  /** Rejections are summarised per report, not logged per tick: a bad feed can send thousands. */
-  #logNewRejections(): void {
-    for (const source of sourceNames) {
-      const tracker = this.#sources[source];
-      const fresh: Record<string, number> = {};
-      let any = false;
-      for (const [reason, count] of tracker.reasons) {
-        const delta = count - (tracker.reportedReasons.get(reason) ?? 0);
-        if (delta > 0) {
-          fresh[reason] = delta;
-          tracker.reportedReasons.set(reason, count);
-          any = true;
-        }
-      }
-      if (any) this.#logger.warn({ source, rejected: fresh }, 'rejected bad ticks');
-    }
   }
 }

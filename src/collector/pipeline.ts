@@ -67,6 +67,8 @@ export async function startPipeline(deps: PipelineDeps): Promise<Pipeline> {
   } = tuning;
   const collector = new Collector({
     ...collectorTuning,
+    // The feeds started below, so /v1/health lists each one before it first connects.
+    sources: ['binance', 'nobitex'],
     catalog,
     config,
     store,

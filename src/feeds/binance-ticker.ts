@@ -8,7 +8,7 @@
 import type { CoinQuote } from './types.ts';
 
 export type TickerResult =
-  | { kind: 'quote'; quote: CoinQuote }
+  | { kind: 'quote'; quote: Omit<CoinQuote, 'source'> }
   | { kind: 'rejected'; reason: string }
   /** A reply to a SUBSCRIBE-style request, or an error reply: not market data. */
   | { kind: 'control'; error: string | null };

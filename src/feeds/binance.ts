@@ -152,7 +152,7 @@ export class BinanceFeed implements Feed {
       case 'quote':
         if (via === 'rest' && this.streamed.has(result.quote.pair)) return;
         if (via === 'stream') this.streamed.add(result.quote.pair);
-        this.listener.coinQuote(result.quote);
+        this.listener.coinQuote({ ...result.quote, source: this.source });
         return;
       case 'rejected':
         this.logger.debug({ source: 'binance', reason: result.reason, via }, 'binance: rejected ticker data');

@@ -3,7 +3,8 @@
  * (strings to numbers, rial to toman); the collector applies the pricing rules and the jump guard.
  */
 
-export type SourceName = 'binance' | 'nobitex';
+/** A source's configured name, e.g. `binance`: health and rejected ticks are counted under it. */
+export type SourceName = string;
 
 /** One valid Binance `<pair>@ticker` update (https://developers.binance.com/docs/binance-spot-api-docs/web-socket-streams). */
 export interface CoinQuote {
@@ -15,6 +16,8 @@ export interface CoinQuote {
   changePct: number | null;
   /** Event time in epoch milliseconds (field `E`). */
   tickTime: number;
+  /** The source that sent it: a refused quote is counted against this source. */
+  source: SourceName;
 }
 
 /** Tether's sell rate in toman, from Nobitex `stats["usdt-rls"].bestSell` ÷ 10. */
@@ -22,6 +25,8 @@ export interface TetherQuote {
   toman: number;
   /** When the quote was received, epoch milliseconds (Nobitex stats carry no tick time). */
   tickTime: number;
+  /** The source that sent it: a refused quote is counted against this source. */
+  source: SourceName;
 }
 
 export type ConnectionState = 'connecting' | 'open' | 'stalled' | 'backoff' | 'closed';

@@ -37,8 +37,9 @@ function setup(env: Record<string, string> = {}, options: Partial<CollectorOptio
   // Stopped when the test ends, whether its assertions pass or not.
   onTestFinished(() => collector.stop());
   const coin = (pair: string, ask: number, tickTime = time.now, changePct: number | null = 1.5) =>
-    collector.coinQuote({ pair, ask, changePct, tickTime });
-  const tether = (toman: number, tickTime = time.now) => collector.tetherQuote({ toman, tickTime });
+    collector.coinQuote({ pair, ask, changePct, tickTime, source: 'binance' });
+  const tether = (toman: number, tickTime = time.now) =>
+    collector.tetherQuote({ toman, tickTime, source: 'nobitex' });
   return { time, store, collector, coin, tether };
 }
 
@@ -188,7 +189,7 @@ describe('Collector: bad ticks', () => {
     const row = rowOf(collector.buildSnapshotDraft(), 'DOGE');
     expect(row?.sell_usdt).toBe(0.201);
     expect(row?.as_of).toBe(iso(T0 + 62_000));
-    expect(collector.rejectedCounts().binance['absurd-jump']).toBe(3);
+    expect(collector.rejectedCounts().binance?.['absurd-jump']).toBe(3);
   });
 
   it('does not let scattered absurd values confirm each other', () => {
@@ -196,6 +197,28 @@ describe('Collector: bad ticks', () => {
     coin('DOGEUSDT', 0.1, T0);
     for (let i = 1; i <= 20; i++) coin('DOGEUSDT', i % 2 ? 5 : 0.001, T0 + i * 1000);
     expect(rowOf(collector.buildSnapshotDraft(), 'DOGE')?.sell_usdt).toBe(0.1);
+  });
+});
+
+describe('Collector: sources', () => {
+  it('lists the sources it is given before they connect, and counts a quote against the source that sent it', () => {
+    const { collector } = setup({}, { sources: ['binance', 'nobitex'] });
+    expect(collector.status().sources).toMatchObject([
+      { source: 'binance', state: 'down', detail: 'not connected yet', last_message_at: null },
+      { source: 'nobitex', state: 'down', detail: 'not connected yet', last_message_at: null },
+    ]);
+
+    collector.coinQuote({ pair: 'BTCUSDT', ask: 64_000, changePct: null, tickTime: T0, source: 'wallex' });
+    collector.coinQuote({ pair: 'XYZUSDT', ask: 1, changePct: null, tickTime: T0, source: 'wallex' });
+    collector.tetherQuote({ toman: -1, tickTime: T0, source: 'bitpin' });
+    expect(collector.rejectedCounts()).toEqual({
+      binance: {},
+      nobitex: {},
+      wallex: { 'unknown-pair': 1 },
+      bitpin: { 'not-positive': 1 },
+    });
+    const wallex = collector.status().sources.find((s) => s.source === 'wallex');
+    expect(wallex).toMatchObject({ last_message_at: iso(T0), rejected: 1 });
   });
 });
 
@@ -333,11 +356,11 @@ describe('Collector: commits', () => {
       clock: time.clock,
       timers: time,
     });
-    gated.tetherQuote({ toman: 105_299, tickTime: T0 });
-    gated.coinQuote({ pair: 'BTCUSDT', ask: 64_000, changePct: 1, tickTime: T0 });
+    gated.tetherQuote({ toman: 105_299, tickTime: T0, source: 'nobitex' });
+    gated.coinQuote({ pair: 'BTCUSDT', ask: 64_000, changePct: 1, tickTime: T0, source: 'binance' });
     const pending = gated.commitNow();
     await settle();
-    gated.coinQuote({ pair: 'BTCUSDT', ask: 65_000, changePct: 1, tickTime: T0 + 1 });
+    gated.coinQuote({ pair: 'BTCUSDT', ask: 65_000, changePct: 1, tickTime: T0 + 1, source: 'binance' });
     release();
     const committed = await pending;
     expect(rowOf(committed, 'BTC')?.sell_usdt).toBe(64_000);

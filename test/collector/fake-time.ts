@@ -1,4 +1,4 @@
-import type { CollectorTimers } from '../../src/collector/collector.ts';
+import type { CollectorTimers } from '../../src/collector/timers.ts';
 
 interface Pending {
   at: number;

@@ -21,6 +21,7 @@ describe('BinanceFeed', () => {
       ask: Number(sim.askOf('BTCUSDT')),
       changePct: Number(wire.P),
       tickTime: wire.E,
+      source: 'binance',
     });
     expect(quote.ask).toBe(97123.45);
 

@@ -14,12 +14,14 @@ describe('guardedListener', () => {
   it('passes every call through to the listener', () => {
     const recording = new RecordingListener();
     const listener = guardedListener(recording, capturingLogger().logger, 'binance');
-    listener.coinQuote({ pair: 'BTCUSDT', ask: 97_000, changePct: 1.5, tickTime: 1 });
-    listener.tetherQuote({ toman: 105_299, tickTime: 2 });
+    listener.coinQuote({ source: 'binance', pair: 'BTCUSDT', ask: 97_000, changePct: 1.5, tickTime: 1 });
+    listener.tetherQuote({ source: 'nobitex', toman: 105_299, tickTime: 2 });
     listener.rejected('binance', 'ask-missing');
     listener.connectionState('binance', 'open', 'connected');
-    expect(recording.quotes).toEqual([{ pair: 'BTCUSDT', ask: 97_000, changePct: 1.5, tickTime: 1 }]);
-    expect(recording.tether).toEqual([{ toman: 105_299, tickTime: 2 }]);
+    expect(recording.quotes).toEqual([
+      { source: 'binance', pair: 'BTCUSDT', ask: 97_000, changePct: 1.5, tickTime: 1 },
+    ]);
+    expect(recording.tether).toEqual([{ source: 'nobitex', toman: 105_299, tickTime: 2 }]);
     expect(recording.rejections).toEqual([{ source: 'binance', reason: 'ask-missing' }]);
     expect(recording.states).toEqual([{ source: 'binance', state: 'open', detail: 'connected' }]);
   });
@@ -37,7 +39,9 @@ describe('guardedListener', () => {
     };
     const { logger, lines } = capturingLogger();
     const listener = guardedListener(failing, logger, 'nobitex');
-    expect(() => listener.coinQuote({ pair: 'BTCUSDT', ask: 1, changePct: null, tickTime: 1 })).not.toThrow();
+    expect(() =>
+      listener.coinQuote({ source: 'nobitex', pair: 'BTCUSDT', ask: 1, changePct: null, tickTime: 1 }),
+    ).not.toThrow();
     expect(() => listener.connectionState('nobitex', 'backoff', 'HTTP 503')).not.toThrow();
     expect(lines.map((line) => [line.msg, line.source, (line.err as { message: string }).message])).toEqual([
       ['nobitex: feed listener threw', 'nobitex', 'store is full'],

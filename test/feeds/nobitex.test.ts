@@ -40,6 +40,7 @@ describe('NobitexFeed', () => {
     const first = listener.tether[0];
     expect(first?.toman).toBe(105299);
     expect(first?.tickTime).toBeGreaterThanOrEqual(before);
+    expect(first?.source).toBe('nobitex');
     expect(listener.statesSeen().slice(0, 2)).toEqual(['connecting', 'open']);
 
     sim.setUsdtBestSellRial('1060000');
