@@ -1,8 +1,5 @@
 import type { Command } from 'commander';
-import pg from 'pg';
 import { loadConfig } from '../config.ts';
-import { migrate } from '../store/postgres/migrate.ts';
-import { clientConfigOf, reasonOf, targetOf } from '../store/postgres/pool.ts';
 import { terminalSafe } from './terminal-output.ts';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
@@ -23,6 +20,12 @@ export function registerMigrate(program: Command): void {
           'NERKH_DATABASE_URL is not set: migrate applies the PostgreSQL schema (the SQLite store in NERKH_DATA_DIR migrates itself)',
         );
       }
+      // Loaded here, not at the top: every other command would pay the driver's load time.
+      const [{ default: pg }, { migrate }, { clientConfigOf, reasonOf, targetOf }] = await Promise.all([
+        import('pg'),
+        import('../store/postgres/migrate.ts'),
+        import('../store/postgres/pool.ts'),
+      ]);
       const target = terminalSafe(targetOf(url));
       const client = new pg.Client(clientConfigOf(url));
       // A connection that breaks while idle emits 'error'; the query in flight reports it instead.
