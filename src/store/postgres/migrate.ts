@@ -19,7 +19,7 @@ const schemaMigrations: readonly Migration[] = [initialSchema];
 const lockNamespace = 0x6e726b68;
 const migrationsLock = 1;
 
-export interface MigrationRun {
+interface MigrationRun {
   /** The migrations this run applied, in order (empty when the schema was already current). */
   applied: Array<Pick<Migration, 'version' | 'name'>>;
   /** Highest version recorded in schema_migrations after the run. */
