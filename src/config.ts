@@ -19,6 +19,8 @@ export const ConfigSchema = Type.Object({
   NERKH_PUBLIC_URL: Type.Optional(HttpUrl),
   NERKH_DATA_DIR: Type.String({ minLength: 1, default: './data' }),
   NERKH_DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  /** Connections each process keeps open to PostgreSQL at most (with NERKH_DATABASE_URL). */
+  NERKH_DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
   NERKH_REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
   NERKH_REFRESH_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 600 }),
   NERKH_RATE_LIMIT: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 60 }),

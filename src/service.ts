@@ -71,7 +71,7 @@ export async function startService({
   };
   try {
     // Only the API limits requests: a collector has no use for the limiter's backend.
-    if (role !== 'collector') limiters = await openLimiter(config);
+    if (role !== 'collector') limiters = await openLimiter(config, logger);
     if (catalog !== null) {
       pipeline = await startPipeline({
         config,

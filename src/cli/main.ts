@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { registerCollect } from './collect.ts';
 import { registerDemo } from './demo.ts';
 import { registerKeys } from './keys.ts';
+import { registerMigrate } from './migrate.ts';
 import { registerRequests } from './requests.ts';
 import { registerServe } from './serve.ts';
 import { registerSimulateExchange } from './simulate-exchange.ts';
@@ -21,6 +22,7 @@ registerKeys(program);
 registerRequests(program);
 registerSimulateExchange(program);
 registerCollect(program);
+registerMigrate(program);
 
 try {
   await program.parseAsync(process.argv);

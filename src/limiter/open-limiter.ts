@@ -1,4 +1,5 @@
-import { type Config, ConfigError } from '../config.ts';
+import type { Config } from '../config.ts';
+import type { Logger } from '../logger.ts';
 import { MemoryRateLimiter } from './memory-limiter.ts';
 import type { RateLimiter } from './types.ts';
 
@@ -12,15 +13,15 @@ export interface Limiters {
 }
 
 /**
- * Opens the limiters the configuration selects, the one place a backend is chosen: in this
- * process's memory. NERKH_REDIS_URL names a Redis server, which this build cannot use yet:
- * start-up stops with a reason instead of ignoring the setting.
+ * Opens the limiters the configuration selects, the one place a backend is chosen: shared through
+ * Redis when NERKH_REDIS_URL is set (exact across every instance, falling back to this process's
+ * memory while Redis is unreachable), else in this process's memory. The Redis client is loaded
+ * only then, so the embedded default never pays its load time.
  */
-export async function openLimiter(config: Config): Promise<Limiters> {
+export async function openLimiter(config: Config, logger: Logger): Promise<Limiters> {
   if (config.NERKH_REDIS_URL !== undefined) {
-    throw new ConfigError(
-      'NERKH_REDIS_URL is set, but this build of nerkh has no Redis limiter yet; unset it to count requests in this process',
-    );
+    const { openRedisLimiters } = await import('./open-redis-limiters.ts');
+    return openRedisLimiters(config, logger);
   }
   return memoryLimiters(config);
 }

@@ -1,4 +1,4 @@
-import { type Config, ConfigError } from '../config.ts';
+import type { Config } from '../config.ts';
 import { openSqliteStore } from './sqlite/sqlite-store.ts';
 import type { ApiKeyStore, CollectorStatusStore, KeyRequestStore, SnapshotStore } from './types.ts';
 
@@ -14,15 +14,15 @@ export interface OpenedStore {
 }
 
 /**
- * Opens the store the configuration selects, the one place a backend is chosen: the embedded
- * SQLite file in NERKH_DATA_DIR. NERKH_DATABASE_URL names a PostgreSQL server, which this build
- * cannot use yet: start-up stops with a reason instead of ignoring the setting.
+ * Opens the store the configuration selects, the one place a backend is chosen: PostgreSQL when
+ * NERKH_DATABASE_URL is set (shared by any number of instances), else the embedded SQLite file in
+ * NERKH_DATA_DIR. The PostgreSQL driver is loaded only then, so the embedded default never pays
+ * its load time.
  */
 export async function openStore(config: Config): Promise<OpenedStore> {
   if (config.NERKH_DATABASE_URL !== undefined) {
-    throw new ConfigError(
-      'NERKH_DATABASE_URL is set, but this build of nerkh has no PostgreSQL store yet; unset it to keep the data in SQLite in NERKH_DATA_DIR',
-    );
+    const { openPostgresStore } = await import('./postgres/open-postgres-store.ts');
+    return openPostgresStore({ ...config, NERKH_DATABASE_URL: config.NERKH_DATABASE_URL });
   }
   return openSqliteStore(config);
 }

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { draftAt } from './snapshot-store-contract.ts';
 
@@ -31,16 +31,14 @@ describe('openStore', () => {
     }
   });
 
-  it('refuses NERKH_DATABASE_URL, which this build cannot use, before it creates anything', async () => {
+  it('opens PostgreSQL for NERKH_DATABASE_URL: an unreachable server fails in one line naming it, and nothing is created in NERKH_DATA_DIR', async () => {
     const config = loadConfig({
       NERKH_DATA_DIR: join(dataDir, 'unused'),
-      NERKH_DATABASE_URL: 'postgres://nerkh@db.example/nerkh',
+      NERKH_DATABASE_URL: 'postgres://nerkh:s3cret@127.0.0.1:1/nerkh',
     });
     const opening = openStore(config);
-    await expect(opening).rejects.toThrow(ConfigError);
-    await expect(opening).rejects.toThrow(
-      /^NERKH_DATABASE_URL is set, but this build of nerkh has no PostgreSQL store yet; unset it/,
-    );
+    await expect(opening).rejects.toThrow(/^PostgreSQL at 127\.0\.0\.1:1\/nerkh: connect ECONNREFUSED/);
+    await expect(opening).rejects.not.toThrow(/s3cret/);
     expect(existsSync(join(dataDir, 'unused'))).toBe(false);
   });
 });
