@@ -45,7 +45,7 @@ async function withKeyStore<T>(work: (store: OpenedStore) => Promise<T>): Promis
 const print = (line: string) => process.stdout.write(`${line}\n`);
 
 /**
- * `nerkh keys issue|list|revoke` (design §4, §6). Keys are issued by hand to known organisations;
+ * `nerkh keys issue|list|revoke` (docs/architecture.md#keys). Keys are issued by hand to known organisations;
  * the plain key is printed once at issue and never again. Works while servers run on the same
  * data directory: they pick up issues and revocations within seconds.
  */

@@ -1,5 +1,5 @@
 /**
- * The catalog of listed coins (design §3): symbol, Persian name and the Binance pair that prices it.
+ * The catalog of listed coins (docs/architecture.md#data): symbol, Persian name and the Binance pair that prices it.
  * Pure validation; loading the file is the caller's concern.
  */
 export interface CatalogEntry {

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { flatLineLogger, type Logger } from '../logger.ts';
 import { pathOf, queryOf } from './request-target.ts';
 
-/** Query parameter names clients wrongly put keys in (design §2); compared case-insensitively. */
+/** Query parameter names clients wrongly put keys in (docs/architecture.md#http-contract); compared case-insensitively. */
 const queryKeyNames = new Set(['key', 'api_key', 'apikey']);
 
 /**

@@ -14,7 +14,7 @@ declare module 'fastify' {
 
 interface ApiKeyGuardOptions {
   authenticator: KeyAuthenticator;
-  /** Per-key request limit (design §2). */
+  /** Per-key request limit (docs/architecture.md#rate-limit). */
   limiter: RateLimiter;
   /** Invalid keys per client address, so keys cannot be guessed at speed. */
   failureLimiter: RateLimiter;
@@ -60,7 +60,7 @@ function missingKey(url: string): ProblemError {
 }
 
 /**
- * `onRequest` hook of every authenticated route, in the order design §2 fixes: key check, then
+ * `onRequest` hook of every authenticated route, in the order docs/architecture.md#http-contract fixes: key check, then
  * rate limit; validation runs after it. Errors go to the one error handler as problems.
  *
  * It is a callback hook whose steps continue synchronously when their answer is at hand: the

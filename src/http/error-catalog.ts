@@ -1,7 +1,7 @@
 import { type TSchema, Type } from 'typebox';
 
 /**
- * The one list of errors the HTTP edge can answer with (design §2). Every error leaves the service
+ * The one list of errors the HTTP edge can answer with (docs/architecture.md#errors). Every error leaves the service
  * as an RFC 9457 problem document (`application/problem+json`): `type` is the URL of the section
  * of `/docs/errors` that documents it, `code` a stable extension member clients can switch on.
  * The website renders `/docs/errors` from this catalog, and a test checks every entry is complete,

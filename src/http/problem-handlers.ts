@@ -49,7 +49,7 @@ function sendProblem(reply: FastifyReply, publicUrl: string, error: ProblemError
 }
 
 /**
- * One error handler and one not-found handler for the whole app (design §2): every error leaves as
+ * One error handler and one not-found handler for the whole app (docs/architecture.md#errors): every error leaves as
  * an RFC 9457 problem document, never HTML, plain text or a stack trace. A path that exists for
  * other methods answers 405 with `Allow` (RFC 9110 §15.5.6) instead of 404.
  */

@@ -2,7 +2,7 @@ import { hash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
 /**
- * API key format (design §4): `nerkh_<body>_<checksum>`.
+ * API key format (docs/architecture.md#keys): `nerkh_<body>_<checksum>`.
  * - body: 22 base62 characters from the CSPRNG, 22 × log2(62) ≈ 131 bits of entropy;
  * - checksum: CRC32 of the body in 6 base62 characters, so a mistyped or invented key is refused
  *   without a store lookup, and secret scanners can tell a real key from random text (the scheme

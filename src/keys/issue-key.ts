@@ -29,7 +29,7 @@ function requiredText(name: string, value: string | undefined | null, max: numbe
   return text;
 }
 
-/** Issues a key to an organisation (design §4): validates the input, stores the hash, returns the key once. */
+/** Issues a key to an organisation (docs/architecture.md#keys): validates the input, stores the hash, returns the key once. */
 export async function issueApiKey(
   store: ApiKeyStore,
   input: IssueKeyInput,

@@ -1,5 +1,5 @@
 /**
- * Rolling-window request limiting (design §2): at most `limit` admitted requests in ANY window of
+ * Rolling-window request limiting (docs/architecture.md#rate-limit): at most `limit` admitted requests in ANY window of
  * `windowMs`, per key. One interface, an in-memory implementation for one process and a shared one
  * (Redis) when several API instances must share the quota.
  */

@@ -56,7 +56,7 @@ function notModified(
 }
 
 /**
- * `GET /v1/rates[?symbol=]` (spec §4.1, design §2), registered behind the key check
+ * `GET /v1/rates[?symbol=]` (docs/architecture.md#http-contract), registered behind the key check
  * (./behind-api-key.ts): key check and rate limit run first (onRequest), then validation. The body
  * and its header fields come precomputed from the snapshot cache in the negotiated coding, so the
  * hot path only picks them and adds the per-request fields.

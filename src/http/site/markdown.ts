@@ -2,7 +2,7 @@ import MarkdownIt from 'markdown-it';
 
 /**
  * Markdown → HTML for the website. Every page is authored once, in Markdown, and this renderer
- * turns it into the HTML form, so the two forms of a page always say the same thing (design §2).
+ * turns it into the HTML form, so the two forms of a page always say the same thing (docs/architecture.md#http-contract).
  *
  * - `html: false`: raw HTML in a source (or in a value filled into it) is shown as text, never
  *   interpreted, so nothing in Markdown can inject markup.

@@ -41,7 +41,7 @@ interface PageSources {
   clock(): number;
 }
 
-/** Symbols as the API accepts them (design §2); anything else cannot name a coin page. */
+/** Symbols as the API accepts them (docs/architecture.md#http-contract); anything else cannot name a coin page. */
 export const symbolPattern = /^[A-Za-z0-9]{1,20}$/;
 
 export class SitePages {

@@ -36,7 +36,7 @@ const hourMs = 60 * 60 * 1000;
 const markdownType = 'text/markdown; charset=utf-8';
 
 /**
- * The website (design §2): `/`, `/docs`, `/docs/errors`, `/coins`, `/coins/{symbol}`, `/contact`,
+ * The website (docs/architecture.md#http-contract): `/`, `/docs`, `/docs/errors`, `/coins`, `/coins/{symbol}`, `/contact`,
  * `/status`, `/terms`. Every page is one Markdown source; a request with `Accept: text/markdown`
  * gets that Markdown, everyone else the HTML rendered from it. The contact page stores key
  * requests for the operator (`nerkh requests`).
