@@ -39,6 +39,7 @@ export const JsonHttpMappingSchema = Type.Object(
           suffixes: Type.Optional(
             Type.Record(Type.String({ pattern: '^[A-Za-z0-9]{1,10}$' }), DocumentCurrency, {
               minProperties: 1,
+              additionalProperties: false,
             }),
           ),
         },
