@@ -5,6 +5,8 @@ import { startSimulator } from '../simulator/helpers.ts';
 import { sleep, waitFor } from '../support/wait.ts';
 import { RecordingListener, silentLogger } from './helpers.ts';
 
+const tetherMarket = { symbol: 'USDT', currency: 'toman', market: 'usdt' } as const;
+
 /** A NobitexFeed, stopped when the test ends (not started). */
 function nobitexFeed(options: NobitexFeedOptions): NobitexFeed {
   const feed = new NobitexFeed(options);
@@ -19,7 +21,9 @@ async function setup(
   sim.setUsdtBestSellRial('1052990');
   const listener = new RecordingListener();
   const feed = nobitexFeed({
-    baseUrl: sim.nobitexBaseUrl,
+    name: 'nobitex',
+    url: sim.nobitexBaseUrl,
+    markets: [tetherMarket],
     pollMs: 40,
     minPollMs: 40,
     backoffMaxMs: 100,
@@ -29,7 +33,7 @@ async function setup(
     ...options,
   });
   feed.start();
-  await waitFor(() => listener.tether.length > 0, 2_000, 'the first tether quote');
+  await waitFor(() => listener.quotes.length > 0, 2_000, 'the first tether quote');
   return { sim, feed, listener };
 }
 
@@ -37,15 +41,62 @@ describe('NobitexFeed', () => {
   it('publishes bestSell in toman: rial ÷ 10', async () => {
     const before = Date.now();
     const { sim, listener } = await setup();
-    const first = listener.tether[0];
-    expect(first?.toman).toBe(105299);
+    const first = listener.quotes[0];
+    expect(first).toMatchObject({ symbol: 'USDT', currency: 'toman', ask: 105299 });
+    expect(typeof first?.changePct).toBe('number');
     expect(first?.tickTime).toBeGreaterThanOrEqual(before);
     expect(first?.source).toBe('nobitex');
     expect(listener.statesSeen().slice(0, 2)).toEqual(['connecting', 'open']);
 
     sim.setUsdtBestSellRial('1060000');
-    await waitFor(() => listener.tether.at(-1)?.toman === 106000, 2_000, 'the new rate');
+    await waitFor(() => listener.quotes.at(-1)?.ask === 106000, 2_000, 'the new rate');
     expect(listener.rejections).toEqual([]);
+  });
+
+  it('quotes coins from their rial markets ÷ 10 and their tether markets, one request per currency', async () => {
+    const { sim, listener } = await setup({
+      markets: [
+        tetherMarket,
+        { symbol: 'BTC', currency: 'toman', market: 'btc' },
+        { symbol: 'SHIB', currency: 'toman', market: 'shib' },
+        { symbol: 'BTC', currency: 'usdt', market: 'btc' },
+        { symbol: 'ETH', currency: 'usdt', market: 'eth' },
+      ],
+    });
+    sim.tick('BTCUSDT', '97250.12');
+    sim.tick('SHIBUSDT', '0.00002193');
+    const since = Date.now();
+    const latest = (symbol: string, currency: string) =>
+      listener.quotes.findLast((q) => q.symbol === symbol && q.currency === currency && q.tickTime >= since);
+    await waitFor(
+      () =>
+        latest('BTC', 'toman') && latest('SHIB', 'toman') && latest('BTC', 'usdt') && latest('ETH', 'usdt'),
+      2_000,
+      'a quote of each market',
+    );
+    const rial = (
+      (await (await fetch(`${sim.nobitexBaseUrl}/market/stats?srcCurrency=btc&dstCurrency=rls`)).json()) as {
+        stats: Record<string, { bestSell: string }>;
+      }
+    ).stats['btc-rls']?.bestSell;
+    expect(rial).toBe('102403403860');
+    expect(latest('BTC', 'toman')).toMatchObject({ source: 'nobitex', ask: Number(rial) / 10 });
+    expect(latest('BTC', 'toman')?.ask).toBe(Number(sim.tomanAskOf('BTC')));
+    expect(latest('SHIB', 'toman')?.ask).toBe(2.3092);
+    expect(latest('BTC', 'usdt')?.ask).toBe(97250.12);
+    expect(latest('ETH', 'usdt')?.ask).toBe(Number(sim.askOf('ETHUSDT')));
+    expect(listener.rejections).toEqual([]);
+    // Two requests a round (rls, usdt) at 40 ms each: a round every 80 ms.
+    expect(listener.states[0]?.detail).toBe(`polling ${new URL(sim.nobitexBaseUrl).host} every 80 ms`);
+  });
+
+  it('is refused while geo-blocked, and open again once the block is lifted', async () => {
+    const { sim, listener } = await setup();
+    sim.setFault('geo-block', 'nobitex');
+    const refused = await waitFor(() => listener.states.find((s) => s.state === 'refused'), 2_000, 'refused');
+    expect(refused.detail).toMatch(/^HTTP 451: Unavailable for legal reasons; retrying in \d+ ms$/);
+    sim.setFault('none');
+    await waitFor(() => listener.lastState() === 'open', 2_000, 'recovery');
   });
 
   it('honours Retry-After on 429, then recovers', async () => {
@@ -54,9 +105,9 @@ describe('NobitexFeed', () => {
     const limited = await waitFor(() => listener.states.find((s) => s.state === 'backoff'), 2_000, '429');
     expect(limited.detail).toBe('rate limited (HTTP 429); next request in 1000 ms');
     const limitedAt = Date.now();
-    const quotesBefore = listener.tether.length;
+    const quotesBefore = listener.quotes.length;
     sim.setFault('none');
-    await waitFor(() => listener.tether.length > quotesBefore, 3_000, 'a quote after the wait');
+    await waitFor(() => listener.quotes.length > quotesBefore, 3_000, 'a quote after the wait');
     expect(Date.now() - limitedAt).toBeGreaterThanOrEqual(900);
     expect(listener.lastState()).toBe('open');
   });
@@ -100,26 +151,29 @@ describe('NobitexFeed', () => {
       );
       expect(listener.rejections.every((r) => r.source === 'nobitex')).toBe(true);
     }
-    const published = listener.tether.length;
+    const published = listener.quotes.length;
     await sleep(100);
-    expect(listener.tether.length).toBe(published);
-    expect(listener.tether.every((quote) => quote.toman === 105299)).toBe(true);
+    expect(listener.quotes.length).toBe(published);
+    expect(listener.quotes.every((quote) => quote.ask === 105299)).toBe(true);
   });
 
   it('passes an absurd but valid rate on: the collector guard judges jumps', async () => {
     const { sim, listener } = await setup();
     sim.setFault('absurd', 'nobitex');
-    await waitFor(
-      () => listener.tether.some((quote) => quote.toman === 105_299_000),
-      2_000,
-      'the absurd rate',
-    );
+    await waitFor(() => listener.quotes.some((quote) => quote.ask === 105_299_000), 2_000, 'the absurd rate');
     expect(listener.rejections).toEqual([]);
   });
 
   it('keeps at least 3 s between polls unless told otherwise', () => {
     const listener = new RecordingListener();
-    const feed = nobitexFeed({ baseUrl: 'http://127.0.0.1:1', pollMs: 500, listener, logger: silentLogger });
+    const feed = nobitexFeed({
+      name: 'nobitex',
+      url: 'http://127.0.0.1:1',
+      markets: [tetherMarket],
+      pollMs: 500,
+      listener,
+      logger: silentLogger,
+    });
     feed.start();
     expect(listener.states[0]?.detail).toBe('polling 127.0.0.1:1 every 3000 ms');
   });
@@ -132,9 +186,9 @@ describe('NobitexFeed', () => {
     await feed.stop();
     expect(Date.now() - started).toBeLessThan(500);
     expect(listener.lastState()).toBe('closed');
-    const after = listener.states.length + listener.tether.length;
+    const after = listener.states.length + listener.quotes.length;
     sim.setFault('none');
     await sleep(150);
-    expect(listener.states.length + listener.tether.length).toBe(after);
+    expect(listener.states.length + listener.quotes.length).toBe(after);
   });
 });
