@@ -2,18 +2,13 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { FallbackRateLimiter, FallbackSwitch, type SharedLimitState } from './fallback-limiter.ts';
 import { MemoryRateLimiter } from './memory-limiter.ts';
+import type { Limiters } from './open-limiter.ts';
 import { redisConnection } from './redis/connection.ts';
 import { RedisRateLimiter } from './redis-limiter.ts';
-import type { RateLimiter } from './types.ts';
 
-export interface RedisLimiters {
-  /** Requests per API key. */
-  requests: RateLimiter;
-  /** Invalid keys per client address. */
-  failedKeys: RateLimiter;
+interface RedisLimiters extends Limiters {
   /** Whether both are shared through Redis right now, for /v1/health. */
-  state(): SharedLimitState;
-  close(): Promise<void>;
+  sharedState(): SharedLimitState;
 }
 
 /**
@@ -40,7 +35,7 @@ export async function openRedisLimiters(config: Config, logger: Logger): Promise
   return {
     requests,
     failedKeys,
-    state: () => fallbackSwitch.state(),
+    sharedState: () => fallbackSwitch.state(),
     async close() {
       fallbackSwitch.close();
       await Promise.all([requests.close(), failedKeys.close()]);

@@ -25,7 +25,7 @@ describe('openRedisLimiters', () => {
       logger,
     );
     onTestFinished(() => limiters.close());
-    expect(limiters.state()).toMatchObject({
+    expect(limiters.sharedState()).toMatchObject({
       shared: false,
       reason: expect.stringContaining('ECONNREFUSED'),
     });
@@ -47,11 +47,12 @@ describe('openRedisLimiters', () => {
       logger,
     );
     onTestFinished(() => limiters.close());
-    expect(limiters.state().shared).toBe(false);
+    expect(limiters.sharedState().shared).toBe(false);
     proxy.restore();
     const deadline = Date.now() + 5000;
-    while (!limiters.state().shared && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    expect(limiters.state()).toMatchObject({ shared: true, reason: null });
+    while (!limiters.sharedState().shared && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(limiters.sharedState()).toMatchObject({ shared: true, reason: null });
     expect(warnings()).toHaveLength(1);
   });
 
@@ -71,7 +72,7 @@ describe('openRedisLimiters', () => {
         createLogger('silent'),
       );
       onTestFinished(() => limiters.close());
-      expect(limiters.state()).toMatchObject({ shared: true, reason: null });
+      expect(limiters.sharedState()).toMatchObject({ shared: true, reason: null });
       expect(await limiters.requests.take(name, 60, Date.now())).toMatchObject({
         allowed: true,
         remaining: 59,
