@@ -22,6 +22,12 @@ export const ConfigSchema = Type.Object({
   /** Connections each process keeps open to PostgreSQL at most (with NERKH_DATABASE_URL). */
   NERKH_DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
   NERKH_REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
+  /**
+   * How long a limit decision waits for Redis before this instance decides alone (and, until Redis
+   * answers a probe, goes on alone). A stalled Redis holds the requests in flight this long, once;
+   * too short, and an overloaded machine's slow answers send the limits local for nothing.
+   */
+  NERKH_REDIS_TIMEOUT_MS: Type.Integer({ minimum: 10, maximum: 10_000, default: 250 }),
   /** How this process is named in the logs and in `/v1/health` (default `hostname:pid`). */
   NERKH_INSTANCE_ID: Type.Optional(Type.String({ pattern: '^[^\\s]{1,200}$' })),
   /**

@@ -13,15 +13,15 @@ interface RedisLimiters extends Limiters {
 
 /**
  * The two limiters of an API instance shared through Redis (`NERKH_REDIS_URL`): one connection,
- * each limiter with its own keys, each falling back to memory while Redis is unreachable. Start-up
- * waits for Redis at most the connect timeout (2 s): if it does not answer, limits start local and
- * become shared as soon as it does.
+ * each limiter with its own keys, each falling back to memory while Redis is unreachable or does
+ * not answer within NERKH_REDIS_TIMEOUT_MS. Start-up waits for Redis at most the connect timeout
+ * (2 s): if it does not answer, limits start local and become shared as soon as it does.
  */
 export async function openRedisLimiters(config: Config, logger: Logger): Promise<RedisLimiters> {
   const url = config.NERKH_REDIS_URL;
   if (url === undefined) throw new Error('openRedisLimiters needs NERKH_REDIS_URL');
   const windowMs = config.NERKH_RATE_WINDOW_SECONDS * 1000;
-  const redis = redisConnection(url);
+  const redis = redisConnection(url, { commandTimeoutMs: config.NERKH_REDIS_TIMEOUT_MS });
   const fallbackSwitch = new FallbackSwitch({ redis, logger, windowMs });
   await fallbackSwitch.start();
   const limiter = (prefix: string) =>

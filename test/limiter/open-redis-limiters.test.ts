@@ -85,4 +85,32 @@ describe('openRedisLimiters', () => {
       expect(await admin.zcard(`nerkh:fk:{${name}}`)).toBe(1);
     },
   );
+
+  it.skipIf(!available)(
+    'waits NERKH_REDIS_TIMEOUT_MS for a Redis that stops answering, then decides alone',
+    async () => {
+      const proxy = await TcpProxy.start(6379);
+      onTestFinished(() => proxy.close());
+      const limiters = await openRedisLimiters(
+        loadConfig({
+          NERKH_REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
+          NERKH_REDIS_TIMEOUT_MS: '600',
+          LOG_LEVEL: 'silent',
+        }),
+        createLogger('silent'),
+      );
+      onTestFinished(() => limiters.close());
+      expect(limiters.sharedState().shared).toBe(true);
+      proxy.stall();
+      const sent = performance.now();
+      expect(await limiters.requests.take('k', 2, Date.now())).toMatchObject({ allowed: true });
+      const waited = performance.now() - sent;
+      expect(waited).toBeGreaterThanOrEqual(600);
+      expect(waited).toBeLessThan(1500);
+      expect(limiters.sharedState()).toMatchObject({
+        shared: false,
+        reason: expect.stringContaining('timed out'),
+      });
+    },
+  );
 });

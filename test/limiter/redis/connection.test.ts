@@ -16,7 +16,9 @@ function block(ms: number): void {
 describe.skipIf(!available)('redisConnection', () => {
   it('does not time out a command whose answer arrived while the event loop was busy past the timeout', async () => {
     const redis = redisConnection(testRedisUrl, { commandTimeoutMs: 50 });
-    onTestFinished(() => redis.quit());
+    onTestFinished(async () => {
+      await redis.quit();
+    });
     await redis.connect();
     const answers = [redis.ping(), redis.ping(), redis.ping()];
     block(200);
