@@ -32,8 +32,8 @@ function messageOf(error: unknown): string {
  * `renewMs`; the one holding it runs the collector (`lead`), the others stand by and take over
  * once it runs out, within `ttlMs + renewMs` of the leader's last renewal.
  *
- * A leader that cannot renew steps down when its lease may have run out (`ttlMs` after the last
- * claim it sent that succeeded): by then a standby may lead. Its writes are fenced by term in the
+ * A leader that cannot renew steps down when its lease may have run out (`ttlMs` after it sent
+ * the last claim that succeeded), even while a claim still hangs: by then a standby may lead. Its writes are fenced by term in the
  * store anyway, so a leader too slow to notice (paused, cut off) cannot commit after its successor.
  */
 export class CollectorElection {
@@ -44,13 +44,12 @@ export class CollectorElection {
   readonly #logger: Logger;
   readonly #lead: (term: number, signal: AbortSignal) => Promise<void>;
   #leading: Leading | null = null;
-  /** Local time by which the lease may have run out unless renewed. */
-  #deadlineMs = 0;
+  /** Steps down when the lease may have run out: `ttlMs` after the last renewal that succeeded was sent. */
+  #deadlineTimer: NodeJS.Timeout | null = null;
   /** The leader last logged (`instance/term`), so a standby logs each change of leader once. */
   #leaderLogged = '';
   #claimFailureLogged = false;
   #timer: NodeJS.Timeout | null = null;
-  #claiming: Promise<void> = Promise.resolve();
   #stopped = false;
 
   constructor(options: CollectorElectionOptions) {
@@ -67,11 +66,14 @@ export class CollectorElection {
     await this.#claimAndReschedule();
   }
 
-  /** Stops claiming, stops the collector if this instance leads, and gives the lease up at once. */
+  /**
+   * Stops claiming, stops the collector if this instance leads, and gives the lease up at once.
+   * A claim still in flight is not waited for (a cut-off store holds it until the query timeout):
+   * if it comes back holding the lease, it hands it back.
+   */
   async stop(): Promise<void> {
     this.#stopped = true;
     if (this.#timer !== null) clearTimeout(this.#timer);
-    await this.#claiming;
     const leading = this.#leading;
     if (leading === null) return;
     await this.#stepDown('this instance is stopping');
@@ -90,12 +92,11 @@ export class CollectorElection {
   }
 
   #claimAndReschedule(): Promise<void> {
-    this.#claiming = this.#claim().finally(() => {
+    return this.#claim().finally(() => {
       if (this.#stopped) return;
       // Not unref'd: a standby collector has nothing else keeping its process alive.
       this.#timer = setTimeout(() => void this.#claimAndReschedule(), this.#renewMs);
     });
-    return this.#claiming;
   }
 
   async #claim(): Promise<void> {
@@ -111,9 +112,6 @@ export class CollectorElection {
           'collector lease: cannot reach the store to claim it',
         );
       }
-      if (this.#leading !== null && Date.now() >= this.#deadlineMs) {
-        await this.#stepDown('its lease could not be renewed and may have run out');
-      }
       return;
     }
     if (this.#claimFailureLogged) {
@@ -122,13 +120,19 @@ export class CollectorElection {
     }
     const { held, leader } = claim;
     if (held) {
-      this.#deadlineMs = sentMs + this.#ttlMs;
-      if (this.#leading?.term === leader.term) return;
+      // Taken or renewed while stopping: handed back at once rather than left to run out.
+      if (this.#stopped && this.#leading === null) {
+        await this.#lease.release(this.#instance, leader.term).catch(() => {});
+        return;
+      }
+      if (this.#leading?.term === leader.term) {
+        this.#armDeadline(sentMs);
+        return;
+      }
       if (this.#leading !== null)
         await this.#stepDown(`its lease lapsed and was claimed again as term ${leader.term}`);
-      // Taken while stopping: handed back at once rather than left to run out.
-      if (this.#stopped) await this.#lease.release(this.#instance, leader.term).catch(() => {});
-      else this.#startLeading(leader.term);
+      this.#startLeading(leader.term);
+      this.#armDeadline(sentMs);
       return;
     }
     if (this.#leading !== null)
@@ -152,15 +156,30 @@ export class CollectorElection {
       this.#logger.error({ err: error, term }, 'collector failed to start; giving the lease up');
       if (this.#leading !== leading) return;
       this.#leading = null;
+      if (this.#deadlineTimer !== null) clearTimeout(this.#deadlineTimer);
       await this.#lease.release(this.#instance, term).catch(() => {});
     });
     this.#leading = leading;
+  }
+
+  /**
+   * A timer, not a check after a failed claim: a claim cut off without a reset hangs until the
+   * query timeout, and by then a standby may have led for a while.
+   */
+  #armDeadline(sentMs: number): void {
+    if (this.#deadlineTimer !== null) clearTimeout(this.#deadlineTimer);
+    this.#deadlineTimer = setTimeout(
+      () => void this.#stepDown('no renewal of its lease succeeded in time; it may have run out'),
+      Math.max(0, sentMs + this.#ttlMs - Date.now()),
+    );
   }
 
   async #stepDown(reason: string): Promise<void> {
     const leading = this.#leading;
     if (leading === null) return;
     this.#leading = null;
+    if (this.#deadlineTimer !== null) clearTimeout(this.#deadlineTimer);
+    this.#deadlineTimer = null;
     this.#logger.warn(
       { term: leading.term, reason },
       'collector lease: this instance stops leading the collector',

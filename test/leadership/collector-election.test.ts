@@ -28,10 +28,13 @@ async function instanceOn(url: string, name: string, options: { failToStart?: bo
   });
   onTestFinished(() => store.close());
   const lease = store.collectorLease as CollectorLease;
-  let cut = false;
+  /** How the database looks once cut off: refusing (a reset connection) or silent (a dropped network). */
+  let cut: 'refused' | 'silent' | null = null;
+  const unreachable = () =>
+    cut === 'refused' ? Promise.reject(new Error('connection terminated')) : new Promise<never>(() => {});
   const reachable: CollectorLease = {
-    claim: (...args) => (cut ? Promise.reject(new Error('connection terminated')) : lease.claim(...args)),
-    release: (...args) => (cut ? Promise.reject(new Error('connection terminated')) : lease.release(...args)),
+    claim: (...args) => (cut === null ? lease.claim(...args) : unreachable()),
+    release: (...args) => (cut === null ? lease.release(...args) : unreachable()),
     leader: () => lease.leader(),
     storeFor: (term) => lease.storeFor(term),
   };
@@ -58,8 +61,8 @@ async function instanceOn(url: string, name: string, options: { failToStart?: bo
     logs,
     lease,
     leading: () => terms.some((led) => led.stoppedMs === null),
-    cutOff: () => {
-      cut = true;
+    cutOff: (how: 'refused' | 'silent') => {
+      cut = how;
     },
   };
 }
@@ -90,27 +93,36 @@ describe.skipIf(skipPostgres)('CollectorElection on a PostgreSQL lease', () => {
     expect(b.logs.text).toContain('this instance leads the collector');
   });
 
-  it('a leader cut off from the database stops before its lease runs out, and a standby leads once it has', async () => {
-    const url = await createTestDatabase();
-    const a = await instanceOn(url, 'a:1');
-    const b = await instanceOn(url, 'b:2');
-    await a.election.start();
-    await b.election.start();
-    expect(a.leading()).toBe(true);
+  it.each([
+    ['refuses its claims', 'refused'],
+    ['leaves its claims unanswered', 'silent'],
+  ] as const)(
+    'a leader whose database %s stops before its lease runs out, and a standby leads once it has',
+    async (_how, how) => {
+      const url = await createTestDatabase();
+      const a = await instanceOn(url, 'a:1');
+      const b = await instanceOn(url, 'b:2');
+      await a.election.start();
+      await b.election.start();
+      expect(a.leading()).toBe(true);
 
-    const cutAt = Date.now();
-    a.cutOff();
-    await waitFor(() => b.leading(), ttlMs + 5 * renewMs, 'the standby to lead');
-    const [led] = a.terms;
-    const [successor] = b.terms;
-    // Never two leaders: the cut-off one stopped before the standby started.
-    expect(led?.stoppedMs).not.toBeNull();
-    expect(led?.stoppedMs as number).toBeLessThanOrEqual(successor?.startedMs as number);
-    expect((led?.stoppedMs as number) - cutAt).toBeLessThanOrEqual(ttlMs + renewMs);
-    expect(successor?.term).toBe(2);
-    expect(a.logs.lines.filter((line) => line.includes('cannot reach the store'))).toHaveLength(1);
-    expect(a.logs.text).toContain('this instance stops leading the collector');
-  });
+      const cutAt = Date.now();
+      a.cutOff(how);
+      await waitFor(() => b.leading(), ttlMs + 5 * renewMs, 'the standby to lead');
+      const [led] = a.terms;
+      const [successor] = b.terms;
+      // Never two leaders: the cut-off one stopped before the standby started.
+      expect(led?.stoppedMs).not.toBeNull();
+      expect(led?.stoppedMs as number).toBeLessThanOrEqual(successor?.startedMs as number);
+      expect((led?.stoppedMs as number) - cutAt).toBeLessThanOrEqual(ttlMs + renewMs);
+      expect(successor?.term).toBe(2);
+      // A refusal is logged once, however many claims fail; a claim left hanging has nothing to say yet.
+      expect(a.logs.lines.filter((line) => line.includes('cannot reach the store'))).toHaveLength(
+        how === 'refused' ? 1 : 0,
+      );
+      expect(a.logs.text).toContain('this instance stops leading the collector');
+    },
+  );
 
   it('gives the lease up when its collector cannot start, so another instance leads', async () => {
     const url = await createTestDatabase();
