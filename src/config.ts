@@ -22,6 +22,19 @@ export const ConfigSchema = Type.Object({
   /** Connections each process keeps open to PostgreSQL at most (with NERKH_DATABASE_URL). */
   NERKH_DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
   NERKH_REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
+  /**
+   * How long a limit decision waits for Redis before this instance decides alone (and, until Redis
+   * answers a probe, goes on alone). A stalled Redis holds the requests in flight this long, once;
+   * too short, and an overloaded machine's slow answers send the limits local for nothing.
+   */
+  NERKH_REDIS_TIMEOUT_MS: Type.Integer({ minimum: 10, maximum: 10_000, default: 250 }),
+  /** How this process is named in the logs and in `/v1/health` (default `hostname:pid`). */
+  NERKH_INSTANCE_ID: Type.Optional(Type.String({ pattern: '^[^\\s]{1,200}$' })),
+  /**
+   * How long the collector lease lasts without renewal (with NERKH_DATABASE_URL): after a leader
+   * dies, a standby takes over within this and a third of it. It is renewed every third of it.
+   */
+  NERKH_COLLECTOR_LEASE_SECONDS: Type.Integer({ minimum: 3, maximum: 300, default: 15 }),
   NERKH_REFRESH_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 600 }),
   NERKH_RATE_LIMIT: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 60 }),
   NERKH_RATE_WINDOW_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 60 }),

@@ -1,11 +1,15 @@
+import { hostname } from 'node:os';
 import { loadCatalog } from './collector/catalog-file.ts';
 import { type Pipeline, type PipelineTuning, startPipeline } from './collector/pipeline.ts';
 import type { Config } from './config.ts';
 import { type AppDeps, buildApp, type NerkhApp } from './http/app.ts';
 import { listen } from './http/server.ts';
+import { CollectorElection } from './leadership/collector-election.ts';
+import { leadCollector } from './leadership/lead-collector.ts';
 import { type Limiters, openLimiter } from './limiter/open-limiter.ts';
 import type { Logger } from './logger.ts';
 import { type OpenedStore, openStore } from './store/open-store.ts';
+import type { ChangeFeed } from './store/types.ts';
 
 /**
  * The composition root: the one place the backends are opened and the parts of nerkh are put
@@ -35,21 +39,23 @@ export interface RunningService {
 /** The stores `buildApp` reads, from one opened store (it keeps the collector status beside the snapshots). */
 export function appStoresOf(
   store: OpenedStore,
-): Pick<AppDeps, 'snapshots' | 'collectorStatus' | 'keys' | 'keyRequests'> {
+): Pick<AppDeps, 'snapshots' | 'collectorStatus' | 'keys' | 'keyRequests' | 'collectorLease'> {
   return {
     snapshots: store.snapshots,
     collectorStatus: store.snapshots,
     keys: store.keys,
     keyRequests: store.keyRequests,
+    ...(store.collectorLease === undefined ? {} : { collectorLease: store.collectorLease }),
   };
 }
 
 /**
  * Starts the parts of nerkh a role needs: `all` = collector and API in one process;
  * `api` = API only, serving what a collector elsewhere commits to the same store; `collector` =
- * sources → collector → store only. The backends are opened first, so a configuration they refuse
- * stops start-up before any source is contacted. Whatever started is stopped again, in reverse
- * order, if a later part fails.
+ * sources → collector → store only. On a store that several instances share (PostgreSQL), the
+ * collector runs only while this instance holds the collector lease, and stands by otherwise.
+ * The backends are opened first, so a configuration they refuse stops start-up before any source
+ * is contacted. Whatever started is stopped again, in reverse order, if a later part fails.
  */
 export async function startService({
   config,
@@ -59,31 +65,53 @@ export async function startService({
 }: ServiceOptions): Promise<RunningService> {
   const catalog = role === 'api' ? null : loadCatalog(config.NERKH_CATALOG);
   const store = await openStore(config);
-  logger.info({ role, db: store.location }, 'store opened');
+  const instance = config.NERKH_INSTANCE_ID ?? `${hostname()}:${process.pid}`;
+  logger.info({ role, db: store.location, instance }, 'store opened');
   let limiters: Limiters | null = null;
+  let changes: ChangeFeed | null = null;
   let pipeline: Pipeline | null = null;
+  let election: CollectorElection | null = null;
   let app: NerkhApp | null = null;
   const stop = async () => {
     await app?.close();
+    await election?.stop();
     await pipeline?.stop();
+    await changes?.close();
     await limiters?.close();
     await store.close();
   };
   try {
-    // Only the API limits requests: a collector has no use for the limiter's backend.
-    if (role !== 'collector') limiters = await openLimiter(config, logger);
+    // Only the API limits requests and caches what others commit: a collector needs neither.
+    if (role !== 'collector') {
+      limiters = await openLimiter(config, logger);
+      changes = (await store.openChangeFeed?.(logger)) ?? null;
+    }
     if (catalog !== null) {
-      pipeline = await startPipeline({
-        config,
-        catalog,
-        store: store.snapshots,
-        logger,
-        ...(tuning ? { tuning } : {}),
-      });
+      const pipelineDeps = { config, catalog, logger, ...(tuning ? { tuning } : {}) };
+      const lease = store.collectorLease;
+      if (lease === undefined) {
+        // One process owns the store: its collector always leads.
+        pipeline = await startPipeline({ ...pipelineDeps, store: store.snapshots });
+      } else {
+        election = new CollectorElection({
+          lease,
+          instance,
+          ttlMs: config.NERKH_COLLECTOR_LEASE_SECONDS * 1000,
+          logger,
+          lead: (term, signal) => leadCollector(term, signal, { ...pipelineDeps, lease }),
+        });
+        await election.start();
+      }
     }
     let url: string | null = null;
     if (limiters !== null) {
-      app = await buildApp({ config, logger, ...appStoresOf(store), limiters });
+      app = await buildApp({
+        config,
+        logger,
+        ...appStoresOf(store),
+        limiters,
+        ...(changes === null ? {} : { changes }),
+      });
       url = await listen(app, config.HOST, config.PORT);
     }
     return { url, store, stop };

@@ -22,8 +22,10 @@ export function registerServe(program: Command): void {
       `
 Listens on HOST:PORT (default 127.0.0.1:8080) and keeps its data in NERKH_DATA_DIR (default
 ./data). Several --role api processes can serve one data directory while one --role collector
-process fills it. Stops on SIGTERM or SIGINT after finishing in-flight requests. Every setting
-is an environment variable; see README.md "Configuration".`,
+process fills it. With NERKH_DATABASE_URL (and NERKH_REDIS_URL) any number of processes of any
+role share one PostgreSQL (and one rate limit); of those that run a collector, one leads and the
+others stand by to take over. Stops on SIGTERM or SIGINT after finishing in-flight requests.
+Every setting is an environment variable; see README.md "Configuration".`,
     )
     .action(async (options: { role: Role }) => {
       const config = loadConfig();

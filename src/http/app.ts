@@ -8,7 +8,14 @@ import type { Config } from '../config.ts';
 import { KeyAuthenticator } from '../keys/authenticator.ts';
 import type { Limiters } from '../limiter/open-limiter.ts';
 import type { Logger } from '../logger.ts';
-import type { ApiKeyStore, CollectorStatusStore, KeyRequestStore, SnapshotStore } from '../store/types.ts';
+import type {
+  ApiKeyStore,
+  ChangeFeed,
+  CollectorLease,
+  CollectorStatusStore,
+  KeyRequestStore,
+  SnapshotStore,
+} from '../store/types.ts';
 import { installAccessLog, requestIdOf } from './access-log.ts';
 import { apiKeyGuard } from './api-key-guard.ts';
 import { currentHealth } from './current-health.ts';
@@ -42,6 +49,13 @@ export interface AppDeps {
   keyRequests: KeyRequestStore;
   /** The per-key and invalid-key limiters (`openLimiter`); the caller closes them after the app. */
   limiters: Limiters;
+  /**
+   * Changes other processes commit, heard at once (`OpenedStore.openChangeFeed`); the caller closes
+   * it after the app. Without it, snapshots and key changes are learned by polling alone.
+   */
+  changes?: ChangeFeed;
+  /** The lease electing the collector, for `/v1/health` to say which instance leads (PostgreSQL). */
+  collectorLease?: Pick<CollectorLease, 'leader'>;
   /** Epoch milliseconds; tests pass a fake clock. */
   clock?: () => number;
   /** Poll period of the snapshot id and the key version (default 1 s). */
@@ -125,6 +139,8 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
   const currentSnapshot = () => snapshots.current()?.snapshot ?? null;
   const health = currentHealth({
     collectorStatus: deps.collectorStatus,
+    ...(deps.collectorLease === undefined ? {} : { collectorLease: deps.collectorLease }),
+    sharedLimits: () => deps.limiters.sharedState?.(),
     currentSnapshot,
     clock,
     refreshSeconds: config.NERKH_REFRESH_SECONDS,
@@ -177,7 +193,13 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
 
   await firstSnapshot;
   await authenticator.start();
+  // A change heard of is read at once; the polls stay, so a feed that goes quiet costs a poll period.
+  const unsubscribe = [
+    deps.changes?.onChange('snapshot', () => void snapshots.refresh()),
+    deps.changes?.onChange('keys', () => void authenticator.pollVersion()),
+  ];
   app.addHook('onClose', async () => {
+    for (const stopListening of unsubscribe) stopListening?.();
     snapshots.close();
     await authenticator.close();
   });

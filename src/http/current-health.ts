@@ -1,6 +1,7 @@
 import type { CollectorStatus } from '../collector/collector-status.ts';
 import type { Snapshot } from '../domain/rates.ts';
-import type { CollectorStatusStore } from '../store/types.ts';
+import type { SharedLimitState } from '../limiter/fallback-limiter.ts';
+import type { CollectorLeader, CollectorLease, CollectorStatusStore } from '../store/types.ts';
 import { assessHealth, type HealthReport } from './health-assessment.ts';
 
 /** How long a collector report is reused, so unauthenticated health polls cannot load the store. */
@@ -9,6 +10,10 @@ const collectorStatusCacheMs = 1000;
 interface HealthSources {
   /** Only read here; the collector writes it. */
   collectorStatus: Pick<CollectorStatusStore, 'getCollectorStatus'>;
+  /** The lease electing the collector, where instances share the store. */
+  collectorLease?: Pick<CollectorLease, 'leader'>;
+  /** Whether rate limits are shared right now; undefined where they never are (in memory). */
+  sharedLimits?: () => SharedLimitState | undefined;
   /** The served snapshot, or null before the first commit. */
   currentSnapshot(): Snapshot | null;
   /** Epoch milliseconds. */
@@ -20,21 +25,30 @@ interface HealthSources {
 
 /**
  * The service's health right now, as `/v1/health` and the status page report it: the served
- * snapshot and the collector's last report, judged by `assessHealth`. The report is read from the
- * store at most once a second however often health is asked for.
+ * snapshot, the collector's last report, which instance leads the collector and whether rate limits
+ * are shared, judged by `assessHealth`. The report and the lease are read from the store at most
+ * once a second however often health is asked for.
  */
 export function currentHealth(sources: HealthSources): () => Promise<HealthReport> {
-  const { collectorStatus, currentSnapshot, clock, refreshSeconds, releaseId } = sources;
-  let cached: { atMs: number; report: CollectorStatus | null } | null = null;
+  const { collectorStatus, collectorLease, sharedLimits, currentSnapshot, clock, refreshSeconds, releaseId } =
+    sources;
+  let cached: { atMs: number; report: CollectorStatus | null; leader?: CollectorLeader | null } | null = null;
   return async () => {
     const nowMs = clock();
     if (cached === null || nowMs - cached.atMs >= collectorStatusCacheMs) {
-      cached = { atMs: nowMs, report: await collectorStatus.getCollectorStatus() };
+      const [report, leader] = await Promise.all([
+        collectorStatus.getCollectorStatus(),
+        collectorLease?.leader(),
+      ]);
+      cached = { atMs: nowMs, report, ...(leader === undefined ? {} : { leader }) };
     }
     const snapshot = currentSnapshot();
+    const limits = sharedLimits?.();
     return assessHealth({
       snapshot: snapshot ? { updated_at: snapshot.updated_at, count: snapshot.rates.length } : null,
       collector: cached.report,
+      ...(cached.leader === undefined ? {} : { leader: cached.leader }),
+      ...(limits === undefined ? {} : { sharedLimits: limits }),
       nowMs,
       refreshSeconds,
       releaseId,

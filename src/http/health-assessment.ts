@@ -1,5 +1,7 @@
 import type { Static } from 'typebox';
 import type { CollectorStatus, SourceHealth } from '../collector/collector-status.ts';
+import type { SharedLimitState } from '../limiter/fallback-limiter.ts';
+import type { CollectorLeader } from '../store/types.ts';
 import type { HealthCheckSchema, HealthSchema } from './schemas.ts';
 
 type HealthStatus = 'pass' | 'warn' | 'fail';
@@ -14,6 +16,13 @@ interface HealthInput {
   /** The served snapshot, or null before the first commit. */
   snapshot: { updated_at: string; count: number } | null;
   collector: CollectorStatus | null;
+  /**
+   * The collector lease where instances elect their collector (null: no instance has led yet);
+   * undefined where one process owns the store and no lease exists.
+   */
+  leader?: CollectorLeader | null;
+  /** Whether the rate limits are shared right now (Redis); undefined where they never are. */
+  sharedLimits?: SharedLimitState;
   nowMs: number;
   refreshSeconds: number;
   releaseId: string;
@@ -30,9 +39,11 @@ const worse = (a: HealthStatus, b: HealthStatus): HealthStatus =>
 
 /**
  * Judges the service's freshness (README "Health"):
- * - pass: snapshot age ≤ 1.5 × refresh interval, every source up, collector reporting;
+ * - pass: snapshot age ≤ 1.5 × refresh interval, every source up, collector reporting (and, where
+ *   instances share the store and Redis, an instance leading the collector and limits shared);
  * - warn: age ≤ 3 × refresh, or a source degraded or down, or the collector's report missing or
- *   older than 30 s — rates are still served, but may be getting old;
+ *   older than 30 s, or no instance leading the collector, or each instance limiting on its own
+ *   while Redis does not answer — rates are still served, but may be getting old or over-admitted;
  * - fail: no snapshot at all, or age > 3 × refresh.
  * Sources only ever warn the whole service: while the last snapshot is fresh it is still right to use.
  */
@@ -123,6 +134,28 @@ export function assessHealth(input: HealthInput): HealthReport {
     }
   }
 
+  if (input.leader !== undefined) {
+    const check = leaderCheck(input.leader);
+    status = worse(status, check.status);
+    checks['collector:leader'] = [check];
+  }
+
+  if (input.sharedLimits !== undefined) {
+    const { shared, since, reason } = input.sharedLimits;
+    if (!shared) status = worse(status, 'warn');
+    checks['limiter:shared'] = [
+      {
+        componentType: 'datastore',
+        status: shared ? 'pass' : 'warn',
+        time: since,
+        observedValue: shared ? 'shared' : 'local',
+        output: shared
+          ? 'Rate limits are shared by every instance through Redis.'
+          : `Since ${since}: ${reason ?? 'Redis does not answer'}.`,
+      },
+    ];
+  }
+
   const body: HealthBody = {
     status,
     version: '1',
@@ -137,6 +170,30 @@ export function assessHealth(input: HealthInput): HealthReport {
     checks,
   };
   return { httpStatus: status === 'fail' ? 503 : 200, body };
+}
+
+/** Which instance leads the collector; a lease that ran out (nobody leads) warns. */
+function leaderCheck(leader: CollectorLeader | null): HealthCheck {
+  if (leader === null) {
+    return {
+      componentType: 'component',
+      status: 'warn',
+      time: null,
+      observedValue: null,
+      output: 'No instance has led the collector yet.',
+    };
+  }
+  const { instance, term, since, expiresAt, live } = leader;
+  return {
+    componentType: 'component',
+    status: live ? 'pass' : 'warn',
+    time: since,
+    observedValue: instance,
+    output: live
+      ? `Instance ${instance} leads the collector (term ${term}).`
+      : `The collector lease of instance ${instance} (term ${term}) ran out at ${expiresAt}; no instance leads until a standby claims it.`,
+    term,
+  };
 }
 
 function sourceCheckStatus(source: SourceHealth): HealthStatus {

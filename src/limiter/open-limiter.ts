@@ -1,5 +1,6 @@
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
+import type { SharedLimitState } from './fallback-limiter.ts';
 import { MemoryRateLimiter } from './memory-limiter.ts';
 import type { RateLimiter } from './types.ts';
 
@@ -9,6 +10,11 @@ export interface Limiters {
   requests: RateLimiter;
   /** Invalid keys per client address per window; past the limit, key checks pause for that address. */
   failedKeys: RateLimiter;
+  /**
+   * Whether the limits are shared across instances right now, for `/v1/health`; absent where they
+   * never are (in memory, each process counts alone by design).
+   */
+  sharedState?(): SharedLimitState;
   close(): Promise<void>;
 }
 

@@ -2,31 +2,26 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { FallbackRateLimiter, FallbackSwitch, type SharedLimitState } from './fallback-limiter.ts';
 import { MemoryRateLimiter } from './memory-limiter.ts';
+import type { Limiters } from './open-limiter.ts';
 import { redisConnection } from './redis/connection.ts';
 import { RedisRateLimiter } from './redis-limiter.ts';
-import type { RateLimiter } from './types.ts';
 
-export interface RedisLimiters {
-  /** Requests per API key. */
-  requests: RateLimiter;
-  /** Invalid keys per client address. */
-  failedKeys: RateLimiter;
+interface RedisLimiters extends Limiters {
   /** Whether both are shared through Redis right now, for /v1/health. */
-  state(): SharedLimitState;
-  close(): Promise<void>;
+  sharedState(): SharedLimitState;
 }
 
 /**
  * The two limiters of an API instance shared through Redis (`NERKH_REDIS_URL`): one connection,
- * each limiter with its own keys, each falling back to memory while Redis is unreachable. Start-up
- * waits for Redis at most the connect timeout (2 s): if it does not answer, limits start local and
- * become shared as soon as it does.
+ * each limiter with its own keys, each falling back to memory while Redis is unreachable or does
+ * not answer within NERKH_REDIS_TIMEOUT_MS. Start-up waits for Redis at most the connect timeout
+ * (2 s): if it does not answer, limits start local and become shared as soon as it does.
  */
 export async function openRedisLimiters(config: Config, logger: Logger): Promise<RedisLimiters> {
   const url = config.NERKH_REDIS_URL;
   if (url === undefined) throw new Error('openRedisLimiters needs NERKH_REDIS_URL');
   const windowMs = config.NERKH_RATE_WINDOW_SECONDS * 1000;
-  const redis = redisConnection(url);
+  const redis = redisConnection(url, { commandTimeoutMs: config.NERKH_REDIS_TIMEOUT_MS });
   const fallbackSwitch = new FallbackSwitch({ redis, logger, windowMs });
   await fallbackSwitch.start();
   const limiter = (prefix: string) =>
@@ -40,7 +35,7 @@ export async function openRedisLimiters(config: Config, logger: Logger): Promise
   return {
     requests,
     failedKeys,
-    state: () => fallbackSwitch.state(),
+    sharedState: () => fallbackSwitch.state(),
     async close() {
       fallbackSwitch.close();
       await Promise.all([requests.close(), failedKeys.close()]);

@@ -60,3 +60,57 @@ export interface ApiKeyStore {
    */
   apiKeysVersion(): Promise<number>;
 }
+
+/** What a process learns has changed in a store other processes write to. */
+export type StoreChange = 'snapshot' | 'keys';
+
+/**
+ * Changes committed by any process, as they happen: a snapshot committed, a key issued, revoked or
+ * edited. Readers still poll; the feed only makes them read at once. After its connection comes
+ * back it reports every kind once, since changes made meanwhile were not heard of.
+ */
+export interface ChangeFeed {
+  /** Calls `listener` after each change of `kind`; returns the function that removes it. */
+  onChange(kind: StoreChange, listener: () => void): () => void;
+  close(): Promise<void>;
+}
+
+/** The instance leading the collector, as the lease records it. */
+export interface CollectorLeader {
+  /** Who holds the lease: `hostname:pid`, or NERKH_INSTANCE_ID. */
+  instance: string;
+  /** Grows by one at every change of holder; commits are accepted under the current term only. */
+  term: number;
+  /** When this term began (ISO 8601). */
+  since: string;
+  /** When the lease runs out unless its holder renews it (ISO 8601). */
+  expiresAt: string;
+  /** False once the lease ran out: its holder stopped renewing it, and no one leads until a standby claims it. */
+  live: boolean;
+}
+
+/**
+ * The lease that elects, among the instances running a collector on one shared store, the one that
+ * commits. Time is the store's clock, so the instances' clocks do not matter.
+ */
+export interface CollectorLease {
+  /**
+   * Renews the lease if `instance` holds it under `heldTerm`, else takes it under a new term if it
+   * ran out; in both cases it then lasts `ttlMs`. Returns whether `instance` holds it now, and the
+   * lease as it is.
+   */
+  claim(
+    instance: string,
+    heldTerm: number | null,
+    ttlMs: number,
+  ): Promise<{ held: boolean; leader: CollectorLeader }>;
+  /** Ends the lease at once if `instance` still holds it under `term`, so a standby need not wait it out. */
+  release(instance: string, term: number): Promise<void>;
+  /** The lease as it is, or null before any instance ever held it. */
+  leader(): Promise<CollectorLeader | null>;
+  /**
+   * The stores the leader of `term` commits through: each commit and health report is written only
+   * while `term` is the current term, else it fails with StaleTermError (a deposed leader's late write).
+   */
+  storeFor(term: number): SnapshotStore & CollectorStatusStore;
+}

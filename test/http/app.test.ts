@@ -1,6 +1,12 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { listen } from '../../src/http/server.ts';
+import { issueApiKey } from '../../src/keys/issue-key.ts';
+import { createLogger } from '../../src/logger.ts';
+import { appStoresOf } from '../../src/service.ts';
+import { openPostgresStore } from '../../src/store/postgres/open-postgres-store.ts';
+import { createTestDatabase, skipPostgres } from '../support/postgres.ts';
+import { waitFor } from '../support/wait.ts';
 import { buildTestApp, healthyCollector, sampleSnapshot, type TestApp } from './fixtures.ts';
 import { parseRawResponse, rawExchange } from './raw-http.ts';
 
@@ -133,5 +139,34 @@ describe('fuzzing methods, paths, queries and headers over a socket', () => {
     );
     const health = await fetch(`http://127.0.0.1:${port}/v1/health`);
     expect(health.status).toBe(200);
+  });
+});
+
+describe.skipIf(skipPostgres)('with a change feed (PostgreSQL)', () => {
+  it('serves a snapshot and refuses a revoked key as soon as another instance commits them, without waiting for a poll', async () => {
+    const url = await createTestDatabase();
+    const settings = { NERKH_DATABASE_URL: url, NERKH_DATABASE_POOL_SIZE: 2, NERKH_SNAPSHOT_RETENTION: 10 };
+    const writer = await openPostgresStore(settings);
+    onTestFinished(() => writer.close());
+    const reader = await openPostgresStore(settings);
+    onTestFinished(() => reader.close());
+    const changes = await reader.openChangeFeed?.(createLogger('silent'));
+    if (changes === undefined) throw new Error('the PostgreSQL store opens a change feed');
+    onTestFinished(() => changes.close());
+    await writer.snapshots.commitSnapshot(sampleSnapshot(new Date().toISOString()));
+    const { key, record } = await issueApiKey(writer.keys, { org: 'A', purpose: 'p' });
+    // Polls a minute apart: only the feed can bring the changes below in time.
+    const api = await buildTestApp({
+      deps: { ...appStoresOf(reader), changes, pollMs: 60_000, clock: Date.now },
+    });
+    onTestFinished(() => api.app.close());
+    const rates = () => api.app.inject({ url: '/v1/rates', headers: { 'x-api-key': key } });
+    expect((await rates()).json().usdt_irt).toBe(92_150);
+
+    await writer.snapshots.commitSnapshot({ ...sampleSnapshot(new Date().toISOString()), usdt_irt: 93_000 });
+    await waitFor(async () => (await rates()).json().usdt_irt === 93_000, 1000, 'the new snapshot');
+
+    await writer.keys.revokeApiKey(record.id);
+    await waitFor(async () => (await rates()).statusCode === 403, 1000, 'the revocation');
   });
 });

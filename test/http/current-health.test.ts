@@ -56,4 +56,42 @@ describe('currentHealth', () => {
     expect(report.httpStatus).toBe(503);
     expect(report.body).toMatchObject({ status: 'fail', count: null, updated_at: null });
   });
+
+  it('reads which instance leads with the collector report, at most once a second', async () => {
+    const clock = new FakeClock();
+    const store = new MemorySnapshotStore();
+    await store.putCollectorStatus(healthyCollector(clock.nowMs));
+    const leader = {
+      instance: 'collector-b:77',
+      term: 3,
+      since: '2025-01-01T11:30:00.000Z',
+      expiresAt: '2025-01-01T12:01:15.000Z',
+      live: true,
+    };
+    let leaseReads = 0;
+    const health = currentHealth({
+      collectorStatus: store,
+      collectorLease: {
+        leader: async () => {
+          leaseReads++;
+          return leader;
+        },
+      },
+      sharedLimits: () => undefined,
+      currentSnapshot: () => ({ id: 1, ...sampleSnapshot() }),
+      clock: clock.now,
+      refreshSeconds: 600,
+      releaseId: '1.2.3',
+    });
+    await health();
+    clock.advance(999);
+    const report = await health();
+    expect(report.body.status).toBe('pass');
+    expect(report.body.checks['collector:leader']?.[0]).toMatchObject({
+      status: 'pass',
+      observedValue: 'collector-b:77',
+    });
+    expect(report.body.checks['limiter:shared']).toBeUndefined();
+    expect(leaseReads).toBe(1);
+  });
 });

@@ -76,4 +76,90 @@ describe('assessHealth thresholds', () => {
       next_refresh_at: '2025-01-01T12:08:00.000Z',
     });
   });
+
+  it('says which instance leads the collector, and warns while none does', () => {
+    const leader = {
+      instance: 'api-1:4242',
+      term: 7,
+      since: '2025-01-01T11:00:00.000Z',
+      expiresAt: '2025-01-01T12:00:10.000Z',
+      live: true,
+    };
+    const assessWith = (input: Partial<Parameters<typeof assessHealth>[0]>) =>
+      assessHealth({
+        snapshot: snapshotAged(60),
+        collector: collector(),
+        nowMs: now,
+        refreshSeconds,
+        releaseId: '0.1.0',
+        ...input,
+      });
+
+    const leading = assessWith({ leader });
+    expect(leading.body.status).toBe('pass');
+    expect(leading.body.checks['collector:leader']).toEqual([
+      {
+        componentType: 'component',
+        status: 'pass',
+        time: '2025-01-01T11:00:00.000Z',
+        observedValue: 'api-1:4242',
+        output: 'Instance api-1:4242 leads the collector (term 7).',
+        term: 7,
+      },
+    ]);
+    expect(Value.Check(HealthSchema, leading.body)).toBe(true);
+
+    const lapsed = assessWith({ leader: { ...leader, live: false } });
+    expect(lapsed.httpStatus).toBe(200);
+    expect(lapsed.body.status).toBe('warn');
+    expect(lapsed.body.output).toBe(
+      'collector:leader: The collector lease of instance api-1:4242 (term 7) ran out at 2025-01-01T12:00:10.000Z; no instance leads until a standby claims it.',
+    );
+
+    const never = assessWith({ leader: null });
+    expect(never.body.status).toBe('warn');
+    expect(never.body.checks['collector:leader']?.[0]).toMatchObject({ status: 'warn', observedValue: null });
+    expect(Value.Check(HealthSchema, never.body)).toBe(true);
+
+    // One process owning its store has no lease to report.
+    expect(assessWith({}).body.checks['collector:leader']).toBeUndefined();
+  });
+
+  it('warns with the reason while each instance limits on its own, and passes while limits are shared', () => {
+    const assessWith = (sharedLimits: Parameters<typeof assessHealth>[0]['sharedLimits']) =>
+      assessHealth({
+        snapshot: snapshotAged(60),
+        collector: collector(),
+        sharedLimits,
+        nowMs: now,
+        refreshSeconds,
+        releaseId: '0.1.0',
+      });
+    const since = '2025-01-01T11:59:30.000Z';
+    const local = assessWith({
+      shared: false,
+      since,
+      reason: 'Redis does not answer (connect ECONNREFUSED 127.0.0.1:6379); each instance limits on its own',
+    });
+    expect(local.httpStatus).toBe(200);
+    expect(local.body.status).toBe('warn');
+    expect(local.body.checks['limiter:shared']).toEqual([
+      {
+        componentType: 'datastore',
+        status: 'warn',
+        time: since,
+        observedValue: 'local',
+        output: `Since ${since}: Redis does not answer (connect ECONNREFUSED 127.0.0.1:6379); each instance limits on its own.`,
+      },
+    ]);
+    expect(local.body.output).toContain('limiter:shared: Since');
+    expect(Value.Check(HealthSchema, local.body)).toBe(true);
+
+    const shared = assessWith({ shared: true, since, reason: null });
+    expect(shared.body.status).toBe('pass');
+    expect(shared.body.checks['limiter:shared']?.[0]).toMatchObject({
+      status: 'pass',
+      observedValue: 'shared',
+    });
+  });
 });

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { FallbackRateLimiter, FallbackSwitch } from '../../src/limiter/fallback-limiter.ts';
 import { MemoryRateLimiter } from '../../src/limiter/memory-limiter.ts';
 import { redisConnection } from '../../src/limiter/redis/connection.ts';
@@ -7,6 +7,7 @@ import { RedisRateLimiter } from '../../src/limiter/redis-limiter.ts';
 import { createLogger } from '../../src/logger.ts';
 import { deleteKeys, redisAvailable, testKeyPrefix, testRedisUrl } from '../support/redis.ts';
 import { TcpProxy } from '../support/tcp-proxy.ts';
+import { describeRateLimiterContract } from './rate-limiter-contract.ts';
 
 const windowMs = 60_000;
 
@@ -28,6 +29,74 @@ async function until(condition: () => boolean, timeoutMs: number): Promise<void>
 }
 
 const available = await redisAvailable('Redis fallback tests');
+
+describe('FallbackRateLimiter while Redis does not answer', () => {
+  let proxy: TcpProxy;
+  let redis: Redis;
+  let fallbackSwitch: FallbackSwitch;
+
+  beforeAll(async () => {
+    // A proxy that drops every connection at once: a Redis that is down, without a server behind it.
+    proxy = await TcpProxy.start(6379);
+    proxy.cut();
+    redis = redisConnection(`redis://127.0.0.1:${proxy.port}`);
+    fallbackSwitch = new FallbackSwitch({ redis, logger: capturedLogger().logger, windowMs });
+    await fallbackSwitch.start();
+  });
+  afterAll(async () => {
+    fallbackSwitch?.close();
+    redis?.disconnect();
+    await proxy?.close();
+  });
+
+  it('decides from memory', () => {
+    expect(fallbackSwitch.state()).toMatchObject({ shared: false });
+  });
+
+  describeRateLimiterContract(
+    'FallbackRateLimiter on memory',
+    async ({ windowMs }) =>
+      new FallbackRateLimiter(
+        new RedisRateLimiter({ redis, windowMs, prefix: 'nerkh-test:unreachable:', clock: 'caller' }),
+        new MemoryRateLimiter({ windowMs }),
+        fallbackSwitch,
+      ),
+  );
+});
+
+describe.skipIf(!available)('FallbackRateLimiter while Redis answers', () => {
+  let redis: Redis;
+  let fallbackSwitch: FallbackSwitch;
+  let prefix = testKeyPrefix();
+  let opened = 0;
+
+  beforeAll(async () => {
+    redis = redisConnection(testRedisUrl, { commandTimeoutMs: 5000 });
+    fallbackSwitch = new FallbackSwitch({ redis, logger: capturedLogger().logger, windowMs });
+    await fallbackSwitch.start();
+  });
+  afterEach(async () => {
+    const state = fallbackSwitch.state();
+    await deleteKeys(redis, prefix);
+    prefix = testKeyPrefix();
+    // Every decision of the test came from Redis, none from memory alone.
+    expect(state).toMatchObject({ shared: true });
+  });
+  afterAll(async () => {
+    fallbackSwitch?.close();
+    await redis?.quit();
+  });
+
+  describeRateLimiterContract(
+    'FallbackRateLimiter on Redis',
+    async ({ windowMs }) =>
+      new FallbackRateLimiter(
+        new RedisRateLimiter({ redis, windowMs, prefix: `${prefix}${opened++}:`, clock: 'caller' }),
+        new MemoryRateLimiter({ windowMs }),
+        fallbackSwitch,
+      ),
+  );
+});
 
 describe.skipIf(!available)('FallbackRateLimiter against real Redis behind a proxy', () => {
   let admin: Redis;

@@ -25,7 +25,7 @@ describe('openRedisLimiters', () => {
       logger,
     );
     onTestFinished(() => limiters.close());
-    expect(limiters.state()).toMatchObject({
+    expect(limiters.sharedState()).toMatchObject({
       shared: false,
       reason: expect.stringContaining('ECONNREFUSED'),
     });
@@ -47,11 +47,12 @@ describe('openRedisLimiters', () => {
       logger,
     );
     onTestFinished(() => limiters.close());
-    expect(limiters.state().shared).toBe(false);
+    expect(limiters.sharedState().shared).toBe(false);
     proxy.restore();
     const deadline = Date.now() + 5000;
-    while (!limiters.state().shared && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    expect(limiters.state()).toMatchObject({ shared: true, reason: null });
+    while (!limiters.sharedState().shared && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(limiters.sharedState()).toMatchObject({ shared: true, reason: null });
     expect(warnings()).toHaveLength(1);
   });
 
@@ -71,7 +72,7 @@ describe('openRedisLimiters', () => {
         createLogger('silent'),
       );
       onTestFinished(() => limiters.close());
-      expect(limiters.state()).toMatchObject({ shared: true, reason: null });
+      expect(limiters.sharedState()).toMatchObject({ shared: true, reason: null });
       expect(await limiters.requests.take(name, 60, Date.now())).toMatchObject({
         allowed: true,
         remaining: 59,
@@ -82,6 +83,34 @@ describe('openRedisLimiters', () => {
       });
       expect(await admin.zcard(`nerkh:rl:{${name}}`)).toBe(1);
       expect(await admin.zcard(`nerkh:fk:{${name}}`)).toBe(1);
+    },
+  );
+
+  it.skipIf(!available)(
+    'waits NERKH_REDIS_TIMEOUT_MS for a Redis that stops answering, then decides alone',
+    async () => {
+      const proxy = await TcpProxy.start(6379);
+      onTestFinished(() => proxy.close());
+      const limiters = await openRedisLimiters(
+        loadConfig({
+          NERKH_REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
+          NERKH_REDIS_TIMEOUT_MS: '600',
+          LOG_LEVEL: 'silent',
+        }),
+        createLogger('silent'),
+      );
+      onTestFinished(() => limiters.close());
+      expect(limiters.sharedState().shared).toBe(true);
+      proxy.stall();
+      const sent = performance.now();
+      expect(await limiters.requests.take('k', 2, Date.now())).toMatchObject({ allowed: true });
+      const waited = performance.now() - sent;
+      expect(waited).toBeGreaterThanOrEqual(600);
+      expect(waited).toBeLessThan(1500);
+      expect(limiters.sharedState()).toMatchObject({
+        shared: false,
+        reason: expect.stringContaining('timed out'),
+      });
     },
   );
 });

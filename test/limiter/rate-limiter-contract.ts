@@ -8,7 +8,8 @@ export type OpenRateLimiter = (options: { windowMs: number }) => Promise<RateLim
 /**
  * The behaviour every RateLimiter must show, through `take` and `peek` only (awaited, so a limiter
  * that asks a server fits as well as one that answers at once), written once and run against each
- * implementation (one line in its test file). Time is the caller's `nowMs`.
+ * implementation: the in-memory limiter, the Redis limiter on real Redis, and the limiter that
+ * falls back from one to the other, with Redis answering and without. Time is the caller's `nowMs`.
  */
 export function describeRateLimiterContract(name: string, open: OpenRateLimiter): void {
   describe(`${name}: rate limiter contract`, () => {
@@ -47,6 +48,18 @@ export function describeRateLimiterContract(name: string, open: OpenRateLimiter)
       expect((await limiter.take('k', 60, start + 59_999)).allowed).toBe(false);
       const again = await limiter.take('k', 60, start + 60_000);
       expect(again).toMatchObject({ allowed: true, remaining: 0 });
+    });
+
+    it('a refusal waits for the one admission in the window to leave it, not a whole window', async () => {
+      const limiter = await limiterFor(60_000);
+      await limiter.take('k', 1, 0);
+      expect(await limiter.take('k', 1, 45_000)).toMatchObject({
+        allowed: false,
+        remaining: 0,
+        resetSeconds: 15,
+        retryAfterSeconds: 15,
+      });
+      expect(await limiter.peek('k', 1, 45_000)).toMatchObject({ allowed: false, retryAfterSeconds: 15 });
     });
 
     it('keeps keys apart', async () => {
@@ -95,7 +108,14 @@ export function describeRateLimiterContract(name: string, open: OpenRateLimiter)
                 const inWindow = admitted.filter((t) => t > now - windowMs).length;
                 expect(decision.allowed).toBe(inWindow < limit);
                 if (decision.allowed) admitted.push(now);
-                expect(decision.remaining).toBe(limit - admitted.filter((t) => t > now - windowMs).length);
+                const after = admitted.filter((t) => t > now - windowMs);
+                expect(decision.remaining).toBe(limit - after.length);
+                // The wait is exact: until the oldest admission in the window leaves it.
+                const freeing = after[Math.max(0, after.length - limit)];
+                const secondsUntilFree =
+                  freeing === undefined ? 0 : Math.max(1, Math.ceil((freeing + windowMs - now) / 1000));
+                expect(decision.resetSeconds).toBe(secondsUntilFree);
+                expect(decision.retryAfterSeconds).toBe(decision.allowed ? 0 : secondsUntilFree);
                 if (!decision.allowed) {
                   expect(decision.retryAfterSeconds).toBeGreaterThanOrEqual(1);
                   // Waiting the advertised time is enough.

@@ -1,4 +1,6 @@
+import { type ChildProcess, fork } from 'node:child_process';
 import { connect, createServer, type Server, type Socket } from 'node:net';
+import { fileURLToPath } from 'node:url';
 
 /**
  * A TCP proxy in front of a server (Redis) that a test can make unreachable without touching the
@@ -79,5 +81,74 @@ export class TcpProxy {
     upstream.on('close', drop);
     client.on('error', drop);
     upstream.on('error', drop);
+  }
+}
+
+type ProxyCommand = 'stall' | 'cut' | 'restore' | 'close';
+
+/**
+ * A TcpProxy run in a child process, for tests whose own event loop is busy (a load generator):
+ * bytes are relayed as soon as they arrive, not when the test next gets to them, so a relay never
+ * looks like a slow server.
+ */
+export class TcpProxyProcess {
+  readonly #child: ChildProcess;
+  readonly port: number;
+
+  private constructor(child: ChildProcess, port: number) {
+    this.#child = child;
+    this.port = port;
+  }
+
+  static async start(targetPort: number): Promise<TcpProxyProcess> {
+    const child = fork(
+      fileURLToPath(new URL('./tcp-proxy-child.ts', import.meta.url)),
+      [String(targetPort)],
+      {
+        execArgv: ['--import', 'tsx'],
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      },
+    );
+    const port = await new Promise<number>((resolve, reject) => {
+      child.once('message', (message: { port: number }) => resolve(message.port));
+      child.once('exit', (code) => reject(new Error(`the proxy process exited (${code})`)));
+    });
+    return new TcpProxyProcess(child, port);
+  }
+
+  stall(): Promise<void> {
+    return this.#command('stall');
+  }
+
+  cut(): Promise<void> {
+    return this.#command('cut');
+  }
+
+  restore(): Promise<void> {
+    return this.#command('restore');
+  }
+
+  async close(): Promise<void> {
+    if (this.#child.exitCode !== null) return;
+    const exited = new Promise((resolve) => this.#child.once('exit', resolve));
+    await this.#command('close').catch(() => this.#child.kill('SIGKILL'));
+    await exited;
+  }
+
+  #command(command: ProxyCommand): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const onMessage = (message: unknown) => {
+        if (message !== command) return;
+        this.#child.off('message', onMessage);
+        resolve();
+      };
+      this.#child.on('message', onMessage);
+      this.#child.send(command, (error) => {
+        if (error) {
+          this.#child.off('message', onMessage);
+          reject(error);
+        }
+      });
+    });
   }
 }

@@ -1,12 +1,17 @@
-/** Resolves when `check` returns a value other than undefined/null/false; fails after `timeoutMs`. */
+type Unmet = undefined | null | false;
+
+/**
+ * Resolves when `check` returns (or resolves to) a value other than undefined/null/false; fails
+ * after `timeoutMs`.
+ */
 export async function waitFor<T>(
-  check: () => T | undefined | null | false,
+  check: () => T | Unmet | Promise<T | Unmet>,
   timeoutMs = 3_000,
   what = 'condition',
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = check();
+    const value = await check();
     if (value !== undefined && value !== null && value !== false) return value;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 10));

@@ -1,5 +1,7 @@
 import type { Config } from '../../config.ts';
 import type { OpenedStore } from '../open-store.ts';
+import { PostgresChangeFeed } from './change-feed.ts';
+import { PostgresCollectorLease } from './collector-lease.ts';
 import { PostgresKeyRequestStore } from './key-request-store.ts';
 import { PostgresApiKeyStore } from './key-store.ts';
 import { migrate } from './migrate.ts';
@@ -33,6 +35,12 @@ export async function openPostgresStore(
     snapshots: new PostgresSnapshotStore(pool, config.NERKH_SNAPSHOT_RETENTION),
     keys: new PostgresApiKeyStore(pool),
     keyRequests: new PostgresKeyRequestStore(pool),
+    collectorLease: new PostgresCollectorLease(pool, config.NERKH_SNAPSHOT_RETENTION),
+    async openChangeFeed(logger) {
+      const feed = new PostgresChangeFeed({ url: config.NERKH_DATABASE_URL, logger });
+      await feed.start();
+      return feed;
+    },
     location: `postgres://${targetOf(config.NERKH_DATABASE_URL)}`,
     close: () => {
       closed ??= pool.end();

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { CollectorStatus } from '../../collector/collector-status.ts';
 import type { RateRow, Snapshot, SnapshotDraft } from '../../domain/rates.ts';
+import { StaleTermError } from '../stale-term-error.ts';
 import type { CollectorStatusStore, SnapshotStore } from '../types.ts';
 
 interface SnapshotRow {
@@ -16,16 +17,35 @@ interface SnapshotRow {
  * visible together or not at all. The statement's queries do not see the row it inserts: keeping
  * the newest `retention - 1` older rows ($4) leaves `retention` in all. Pruning goes by rank, not
  * by `id - retention`, because identity values have gaps (a rolled-back insert still uses one).
+ *
+ * A leader's commit carries its term ($5; null for a store no lease elects) and inserts only if
+ * that is the lease's term. The lease row is read FOR SHARE: a standby taking the lease over waits
+ * for a commit in flight to end, and a commit that began before the takeover ended sees the new
+ * term once it has the row, so no snapshot of a deposed leader can land after its successor's start.
  */
 const commit = {
   name: 'nerkh-commit-snapshot',
-  text: `WITH inserted AS (
-           INSERT INTO snapshots (updated_at, usdt_irt, rates) VALUES ($1, $2, $3) RETURNING id
+  text: `WITH fence AS (
+           SELECT FROM collector_lease WHERE id = 1 AND ($5::bigint IS NULL OR term = $5) FOR SHARE
+         ), inserted AS (
+           INSERT INTO snapshots (updated_at, usdt_irt, rates)
+           SELECT $1::timestamptz, $2::bigint, $3::json FROM fence RETURNING id
          ), pruned AS (
            DELETE FROM snapshots
-           WHERE id <= (SELECT id FROM snapshots ORDER BY id DESC OFFSET $4 LIMIT 1)
+           WHERE EXISTS (SELECT FROM inserted)
+             AND id <= (SELECT id FROM snapshots ORDER BY id DESC OFFSET $4 LIMIT 1)
          )
          SELECT id FROM inserted`,
+};
+/** The collector's health report, fenced as a commit is. */
+const putStatus = {
+  name: 'nerkh-put-collector-status',
+  text: `WITH fence AS (
+           SELECT FROM collector_lease WHERE id = 1 AND ($2::bigint IS NULL OR term = $2) FOR SHARE
+         )
+         INSERT INTO collector_status (id, report) SELECT 1, $1::json FROM fence
+         ON CONFLICT (id) DO UPDATE SET report = excluded.report
+         RETURNING id`,
 };
 // Named statements are parsed and planned once per connection: these run on every poll and read.
 const latest = {
@@ -38,17 +58,24 @@ const latestId = {
 };
 
 export class PostgresSnapshotStore implements SnapshotStore, CollectorStatusStore {
+  /**
+   * @param term the collector lease term every write is fenced by (`CollectorLease.storeFor`), or
+   * null for a store that readers, tools and tests use without being elected.
+   */
   constructor(
     private readonly pool: pg.Pool,
     private readonly retention: number,
+    private readonly term: number | null = null,
   ) {}
 
   async commitSnapshot(draft: SnapshotDraft): Promise<Snapshot> {
     const { rows } = await this.pool.query<{ id: string }>({
       ...commit,
-      values: [draft.updated_at, draft.usdt_irt, JSON.stringify(draft.rates), this.retention - 1],
+      values: [draft.updated_at, draft.usdt_irt, JSON.stringify(draft.rates), this.retention - 1, this.term],
     });
-    return { id: Number(rows[0]?.id), ...draft };
+    const id = rows[0]?.id;
+    if (id === undefined) throw new StaleTermError(this.term ?? 0);
+    return { id: Number(id), ...draft };
   }
 
   async latestSnapshot(): Promise<Snapshot | null> {
@@ -67,11 +94,8 @@ export class PostgresSnapshotStore implements SnapshotStore, CollectorStatusStor
   }
 
   async putCollectorStatus(status: CollectorStatus): Promise<void> {
-    await this.pool.query(
-      `INSERT INTO collector_status (id, report) VALUES (1, $1)
-       ON CONFLICT (id) DO UPDATE SET report = excluded.report`,
-      [JSON.stringify(status)],
-    );
+    const { rowCount } = await this.pool.query({ ...putStatus, values: [JSON.stringify(status), this.term] });
+    if (rowCount === 0) throw new StaleTermError(this.term ?? 0);
   }
 
   async getCollectorStatus(): Promise<CollectorStatus | null> {

@@ -1,5 +1,13 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { buildTestApp, sampleSnapshot } from '../fixtures.ts';
+import { openRedisLimiters } from '../../../src/limiter/open-redis-limiters.ts';
+import { createLogger } from '../../../src/logger.ts';
+import { freePort } from '../../cli/run-cli.ts';
+import { redisAvailable } from '../../support/redis.ts';
+import { TcpProxy } from '../../support/tcp-proxy.ts';
+import { waitFor } from '../../support/wait.ts';
+import { buildTestApp, LogCapture, sampleSnapshot, testConfig } from '../fixtures.ts';
+
+const redisAnswers = await redisAvailable('Health with Redis limits');
 
 describe('GET /v1/health', () => {
   it('answers application/health+json without a key, never cached, on both paths', async () => {
@@ -28,4 +36,64 @@ describe('GET /v1/health', () => {
     expect(warn.statusCode).toBe(200);
     expect(warn.json().status).toBe('warn');
   });
+
+  it('warns with the reason while Redis does not answer, and still admits keyed requests', async () => {
+    const logs = new LogCapture();
+    const redisUrl = `redis://127.0.0.1:${await freePort()}`;
+    const config = testConfig({ NERKH_REDIS_URL: redisUrl });
+    const limiters = await openRedisLimiters(config, createLogger('info', logs));
+    onTestFinished(() => limiters.close());
+    const t = await buildTestApp({ env: { NERKH_REDIS_URL: redisUrl }, deps: { limiters } });
+    onTestFinished(() => t.app.close());
+
+    const response = await t.app.inject({ url: '/v1/health' });
+    expect(response.statusCode).toBe(200);
+    const body = response.json();
+    expect(body.status).toBe('warn');
+    expect(body.checks['limiter:shared']).toEqual([
+      expect.objectContaining({
+        status: 'warn',
+        observedValue: 'local',
+        output: expect.stringMatching(
+          /Redis does not answer \(.*ECONNREFUSED.*\); each instance limits on its own/,
+        ),
+      }),
+    ]);
+    expect(body.output).toContain('limiter:shared:');
+    for (let i = 0; i < 3; i++) {
+      const rates = await t.app.inject({ url: '/v1/rates', headers: { 'x-api-key': t.key } });
+      expect(rates.statusCode).toBe(200);
+    }
+    // Logged once, when limits went local; not per request or per health check.
+    expect(logs.lines.filter((line) => line.includes('Redis unreachable'))).toHaveLength(1);
+  });
+
+  it.skipIf(!redisAnswers)(
+    'passes while Redis answers, warns while it does not, and passes again once it is back',
+    {
+      timeout: 20_000,
+    },
+    async () => {
+      const proxy = await TcpProxy.start(6379);
+      onTestFinished(() => proxy.close());
+      const redisUrl = `redis://127.0.0.1:${proxy.port}`;
+      const limiters = await openRedisLimiters(
+        testConfig({ NERKH_REDIS_URL: redisUrl }),
+        createLogger('silent'),
+      );
+      onTestFinished(() => limiters.close());
+      const t = await buildTestApp({ env: { NERKH_REDIS_URL: redisUrl }, deps: { limiters } });
+      onTestFinished(() => t.app.close());
+      const limiterCheck = async () =>
+        (await t.app.inject({ url: '/v1/health' })).json().checks['limiter:shared'][0];
+
+      expect(await limiterCheck()).toMatchObject({ status: 'pass', observedValue: 'shared' });
+      proxy.cut();
+      await waitFor(() => limiters.sharedState().shared === false, 5000, 'limits to go local');
+      expect(await limiterCheck()).toMatchObject({ status: 'warn', observedValue: 'local' });
+      proxy.restore();
+      await waitFor(() => limiters.sharedState().shared, 5000, 'limits to be shared again');
+      expect(await limiterCheck()).toMatchObject({ status: 'pass', observedValue: 'shared' });
+    },
+  );
 });

@@ -1,0 +1,41 @@
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { redisConnection } from '../../../src/limiter/redis/connection.ts';
+import { redisAvailable, testRedisUrl } from '../../support/redis.ts';
+import { TcpProxy } from '../../support/tcp-proxy.ts';
+
+const available = await redisAvailable('Redis connection tests');
+
+/** Keeps the event loop busy for `ms`, as a burst of requests or a starved process does. */
+function block(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    // busy
+  }
+}
+
+describe.skipIf(!available)('redisConnection', () => {
+  it('does not time out a command whose answer arrived while the event loop was busy past the timeout', async () => {
+    const redis = redisConnection(testRedisUrl, { commandTimeoutMs: 50 });
+    onTestFinished(async () => {
+      await redis.quit();
+    });
+    await redis.connect();
+    const answers = [redis.ping(), redis.ping(), redis.ping()];
+    block(200);
+    expect(await Promise.all(answers)).toEqual(['PONG', 'PONG', 'PONG']);
+  });
+
+  it('times out a command that Redis does not answer, after about the timeout', async () => {
+    const proxy = await TcpProxy.start(6379);
+    onTestFinished(() => proxy.close());
+    const redis = redisConnection(`redis://127.0.0.1:${proxy.port}`, { commandTimeoutMs: 100 });
+    onTestFinished(() => redis.disconnect());
+    await redis.connect();
+    proxy.stall();
+    const sent = performance.now();
+    await expect(redis.ping()).rejects.toThrow('Command timed out');
+    const waited = performance.now() - sent;
+    expect(waited).toBeGreaterThanOrEqual(100);
+    expect(waited).toBeLessThan(1000);
+  });
+});
