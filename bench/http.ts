@@ -285,7 +285,10 @@ async function measureFootprint(
   servers.nerkh = rssRun;
   let keysUsed = 0;
   let keyOffset = 0;
-  for (let pass = 0; pass < 6 && keysUsed < rssKeys; pass++) {
+  // Passes of --seconds each, for up to a minute of load (more with long passes): a slow or busy
+  // machine needs more of them to reach every key.
+  const passes = Math.max(6, Math.ceil(60 / seconds));
+  for (let pass = 0; pass < passes && keysUsed < rssKeys; pass++) {
     // Each pass continues the rotation where the last one stopped.
     keyOffset += (await measure('nerkh', fullList, etags, seconds, keyOffset)).requests;
     // The access log names the key id of every authenticated request: count the distinct ones.
