@@ -57,6 +57,9 @@ function sum(...counts: StatusCounts[]): number {
  * Redis says it has about a second left, half the requests go, and the other half right after it
  * closes. Within that second and a bit the peer admits what is left of one window and a whole new
  * one; nerkh's rolling window holds every `windowSeconds` interval to the limit.
+ * Afterwards it prints what nerkh logged about where its limits live: a Redis command that fails or
+ * times out (250 ms, which a burst on a busy machine can exceed) sends an instance to its own
+ * in-memory limit, and then the two instances together admit up to twice the limit.
  */
 export async function measureOverAdmission(setup: OverAdmissionSetup): Promise<void> {
   const { limit, windowSeconds, requests } = setup;
