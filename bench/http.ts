@@ -1,39 +1,63 @@
 /**
  * `/v1/rates` side by side with a static file: nerkh (authenticated, rate-limited, access log on)
  * against nginx sending the same bytes from disk, driven by the same wrk with the same request
- * headers, alternately, several rounds each. In the full-list scenario two Node.js servers sending
- * the same bytes run too: bare node:http, the ceiling of any service built on Node's HTTP server,
- * and raw TCP with no HTTP parsing, the ceiling of Node itself.
+ * headers, alternately, several rounds each. In the full-list scenario more servers sending the
+ * same bytes run too: bare node:http, the ceiling of any service built on Node's HTTP server, and
+ * raw TCP with no HTTP parsing, the ceiling of Node itself; nerkh with its limits shared through
+ * Redis; and the services an operator would otherwise deploy, with the same key check and an
+ * access log: Fastify + @fastify/rate-limit (its Redis store, and in memory) and Express +
+ * express-rate-limit (in memory). Then two instances of each limiter take one burst on one key
+ * (how many does each admit?), and nerkh with Redis runs under load while Redis is cut off.
  * nerkh runs as deployed: `npm run build`, then `node bin/nerkh.js serve --role api` on a data
  * directory holding a committed snapshot and issued keys. Targets (README "Performance"):
  *   - full list, 50 connections: nerkh ÷ nginx req/s ≥ 0.8 (median of the pairwise ratios);
  *   - p99 ≤ 10 ms at saturating load (50 connections, closed loop, one core);
  *   - peak RSS ≤ 150 MB with 100,000 keys issued, after every key was used through the server;
- *   - ≤ 1 s from process start to the first 200 with a stored snapshot.
- * Layout on a machine with ≥ 2 CPUs: both servers pinned to CPU 0, wrk to CPU 1, so the servers
- * get one core each and never compete with the load generator.
+ *   - ≤ 1 s from process start to the first 200 with a stored snapshot;
+ *   - full list: nerkh with Redis ≥ 0.7 × nerkh in memory and ≥ 1.2 × Fastify + @fastify/rate-limit
+ *     with Redis; nerkh ≥ 1.5 × each peer in memory; nerkh ≥ 0.8 × and nerkh with Redis ≥ 0.7 ×
+ *     bare node:http;
+ *   - two instances sharing a limit never admit more than it, across any window boundary;
+ *   - Redis cut under load: only 200s and 429s, no socket error.
+ * Layout on a machine with ≥ 2 CPUs: the servers pinned to CPU 0, wrk to CPU 1, so the servers
+ * get one core each and never compete with the load generator. Redis is the machine's own, not
+ * pinned: it shares the CPUs with them.
  *
- * Run: npm run bench [-- --rounds 3 --seconds 8 --connections 50 --profile --keep]
- *   --profile  runs nerkh under `node --cpu-prof` and prints the top self-time functions
- *              (figures measured under the profiler are lower; compare profiles, not req/s).
+ * Run: npm run bench [-- --rounds 3 --seconds 8 --connections 50 --only base,redis,peers,burst,outage
+ *                        --redis-url redis://127.0.0.1:6379/15 --profile --keep]
+ *   --only       runs only the parts named (bench/http/parts.ts); all by default
+ *   --redis-url  the Redis the Redis rows, the burst and the outage use; the bench deletes the keys
+ *                it wrote there, and only those. Database 15 by default, apart from other
+ *                programs' keys (an invalid-key throttle another nerkh wrote for 127.0.0.1 in
+ *                database 0 would turn the bench's requests into 429s)
+ *   --profile    runs nerkh under `node --cpu-prof` and prints the top self-time functions
+ *                (figures measured under the profiler are lower; compare profiles, not req/s).
  */
 
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
-import { createServer } from 'node:net';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
+import type { Redis } from 'ioredis';
 import { buildIsCurrent } from '../bin/build-is-current.js';
 import { type Config, loadConfig } from '../src/config.ts';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.ts';
-import { commitBenchSnapshot, issueBenchKeys } from './http/fixture.ts';
+import { deleteBenchKeys, openBenchRedis } from './http/bench-redis.ts';
+import { type BenchKey, commitBenchSnapshot, issueBenchKeys } from './http/fixture.ts';
+import { freePort } from './http/free-port.ts';
+import { type Fetched, get } from './http/http-get.ts';
 import { type NerkhProcess, startNerkh } from './http/nerkh.ts';
+import { limiterEvents } from './http/nerkh-log.ts';
 import { nginxBinary, type StaticServer, startNginx } from './http/nginx.ts';
 import { startNodeReference } from './http/node-floor.ts';
+import { measureOverAdmission } from './http/over-admission.ts';
+import { estimatedSeconds, isLoadPart, parseParts } from './http/parts.ts';
+import { startPeer } from './http/peers.ts';
 import { mainThreadProfileIn, selfTimes } from './http/profile.ts';
+import { measureRedisOutage } from './http/redis-outage.ts';
 import { type LoadResult, runWrk } from './http/wrk.ts';
 
 const { values: flags } = parseArgs({
@@ -41,6 +65,8 @@ const { values: flags } = parseArgs({
     rounds: { type: 'string', default: '3' },
     seconds: { type: 'string', default: '8' },
     connections: { type: 'string', default: '50' },
+    only: { type: 'string' },
+    'redis-url': { type: 'string', default: 'redis://127.0.0.1:6379/15' },
     profile: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
   },
@@ -50,6 +76,9 @@ const seconds = Number(flags.seconds);
 const connections = Number(flags.connections);
 if (!(rounds >= 1 && seconds >= 1 && connections >= 1))
   throw new Error('--rounds, --seconds, --connections ≥ 1');
+const parts = parseParts(flags.only);
+const redisUrl = flags['redis-url'];
+const usesRedis = parts.has('redis') || parts.has('peers') || parts.has('burst') || parts.has('outage');
 
 const projectRoot = join(import.meta.dirname, '..');
 const coins = 200;
@@ -58,8 +87,25 @@ const rssKeys = 100_000;
 /** High enough that no key reaches it during the bench; the limiter still runs on every request. */
 const benchKeyLimit = 1_000_000;
 const publicUrl = 'https://rates.example.ir';
-const targets = { ratio: 0.8, p99Ms: 10, rssMB: 150, firstOkMs: 1000 };
+const targets = {
+  ratio: 0.8,
+  p99Ms: 10,
+  rssMB: 150,
+  firstOkMs: 1000,
+  redisOverMemory: 0.7,
+  redisOverPeer: 1.2,
+  overPeers: 1.5,
+  overNodeHttp: 0.8,
+  redisOverNodeHttp: 0.7,
+};
 const startupRuns = 7;
+/** The burst: the spec's limit and window (nerkh's defaults), one key, two instances each. */
+const burstLimit = 60;
+const burstWindowSeconds = 60;
+const burstRequests = 300;
+/** The Redis cut: three phases, and one request in about this many with a key limited to `burstLimit`. */
+const outagePhaseSeconds = 5;
+const outageLimitedEvery = 100;
 
 function toolVersion(command: string, args: string[]): string {
   const run = spawnSync(command, args, { encoding: 'utf8' });
@@ -71,42 +117,13 @@ for (const tool of ['wrk', 'taskset']) {
     throw new Error(`${tool} is not installed: apt-get install -y ${tool === 'wrk' ? 'wrk' : 'util-linux'}`);
   }
 }
-if (nginxBinary() === null) throw new Error('nginx is not installed: apt-get install -y nginx');
+if (parts.has('base') && nginxBinary() === null)
+  throw new Error('nginx is not installed: apt-get install -y nginx');
 
 const pinned = availableParallelism() >= 2;
 const serverCpu = pinned ? 0 : undefined;
 const loadCpu = pinned ? 1 : undefined;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-interface Fetched {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: Buffer;
-}
-
-function get(url: string, headers: Record<string, string>): Promise<Fetched> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.once('end', () =>
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
-      );
-    });
-    req.once('error', reject);
-    req.end();
-  });
-}
+const onServerCpu = serverCpu === undefined ? {} : { cpu: serverCpu };
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -122,12 +139,48 @@ const integer = (value: number) => Math.round(value).toLocaleString('en-US');
 const work = mkdtempSync(join(tmpdir(), 'nerkh-bench-http-'));
 const dataDir = join(work, 'data');
 const root = join(work, 'www');
+const bodyFile = join(root, 'v1', 'rates');
 const keysFile = join(work, 'keys.txt');
 const profileDir = join(work, 'profile');
-let nerkh: NerkhProcess | null = null;
-let nginx: StaticServer | null = null;
-let floor: StaticServer | null = null;
-let raw: StaticServer | null = null;
+/** Start of every Redis key the peers write: unique to this run, so the bench deletes only its own. */
+const peerPrefix = `nerkh-bench:${randomBytes(6).toString('hex')}:`;
+/** Ids of every key the bench issued that a Redis-backed nerkh may have counted. */
+const redisKeyIds: string[] = [];
+let benchRedis: Redis | null = null;
+
+/**
+ * Every server the bench measures: nginx and nerkh in every scenario; the rest in the full-list
+ * one. `nerkhRedis` is nerkh with NERKH_REDIS_URL; the last three are the peers.
+ */
+const serverNames = [
+  'nginx',
+  'nerkh',
+  'floor',
+  'raw',
+  'nerkhRedis',
+  'fastifyRedis',
+  'fastify',
+  'express',
+] as const;
+type ServerName = (typeof serverNames)[number];
+const serverLabels: Record<ServerName, string> = {
+  nginx: 'nginx',
+  nerkh: 'nerkh',
+  floor: 'node:http floor',
+  raw: 'raw TCP (Node)',
+  nerkhRedis: 'nerkh, limits in Redis',
+  fastifyRedis: 'Fastify + @fastify/rate-limit, Redis store',
+  fastify: 'Fastify + @fastify/rate-limit, in memory',
+  express: 'Express + express-rate-limit, in memory',
+};
+const servers: Partial<Record<ServerName, StaticServer | NerkhProcess>> = {};
+const isNerkh = (server: ServerName) => server === 'nerkh' || server === 'nerkhRedis';
+
+async function stopServer(server: ServerName): Promise<void> {
+  const running = servers[server];
+  delete servers[server];
+  await running?.stop();
+}
 
 interface Scenario {
   name: string;
@@ -164,21 +217,22 @@ const scenarios: Scenario[] = [
     expectStatus: 304,
   },
 ];
-
-/** nginx and nerkh in every scenario; the node:http floor and raw TCP in the full-list one. */
-type ServerName = 'nginx' | 'nerkh' | 'floor' | 'raw';
+const fullList = scenarios[0] as Scenario;
+/** The scenarios this run measures: the base part's four, or only the full list. */
+const measuredScenarios = parts.has('base') ? scenarios : [fullList];
 
 async function measure(
   server: ServerName,
   scenario: Scenario,
-  etags: Record<ServerName, string>,
+  etags: Partial<Record<ServerName, string>>,
   durationSeconds: number,
   keyOffset = 0,
 ): Promise<LoadResult> {
-  const base = { nerkh: nerkh?.url, nginx: nginx?.url, floor: floor?.url, raw: raw?.url }[server] as string;
-  const path = server === 'nerkh' ? scenario.nerkhPath : scenario.nginxPath;
+  const base = servers[server]?.url;
+  if (base === undefined) throw new Error(`${server} is not running`);
+  const path = isNerkh(server) ? scenario.nerkhPath : scenario.nginxPath;
   const headers = scenario.conditional
-    ? { ...scenario.headers, 'If-None-Match': etags[server] }
+    ? { ...scenario.headers, 'If-None-Match': etags[server] as string }
     : scenario.headers;
   const result = await runWrk({
     url: `${base}${path}`,
@@ -214,32 +268,34 @@ function printProfile(): void {
 async function measureFootprint(
   config: Config,
   readyKey: string,
-  etags: Record<ServerName, string>,
+  etags: Partial<Record<ServerName, string>>,
 ): Promise<{ peakRssMB: number; startups: number[] }> {
   const rssStore = openSqliteStore(config);
   await issueBenchKeys(rssStore, rssKeys - benchKeys, benchKeyLimit, keysFile);
   await rssStore.close();
   const rssLog = join(work, 'nerkh-rss.log');
-  nerkh = await startNerkh({
+  const rssRun = await startNerkh({
     dataDir,
     port: await freePort(),
     publicUrl,
     logFile: rssLog,
     readyKey,
-    ...(serverCpu === undefined ? {} : { cpu: serverCpu }),
+    ...onServerCpu,
   });
+  servers.nerkh = rssRun;
   let keysUsed = 0;
   let keyOffset = 0;
-  for (let pass = 0; pass < 6 && keysUsed < rssKeys; pass++) {
+  // Passes of --seconds each, for up to a minute of load (more with long passes): a slow or busy
+  // machine needs more of them to reach every key.
+  const passes = Math.max(6, Math.ceil(60 / seconds));
+  for (let pass = 0; pass < passes && keysUsed < rssKeys; pass++) {
     // Each pass continues the rotation where the last one stopped.
-    keyOffset += (await measure('nerkh', scenarios[0] as Scenario, etags, seconds, keyOffset)).requests;
+    keyOffset += (await measure('nerkh', fullList, etags, seconds, keyOffset)).requests;
     // The access log names the key id of every authenticated request: count the distinct ones.
     keysUsed = new Set(readFileSync(rssLog, 'utf8').match(/"key_id":"key_[0-9a-f]{12}"/g)).size;
   }
-  const peakRssMB = (nerkh.peakRssKiB() * 1024) / 1e6;
-  const rssRun = nerkh;
-  nerkh = null;
-  await rssRun.stop();
+  const peakRssMB = (rssRun.peakRssKiB() * 1024) / 1e6;
+  await stopServer('nerkh');
   if (keysUsed < rssKeys) throw new Error(`only ${keysUsed} of ${rssKeys} keys reached the server`);
 
   const startups: number[] = [];
@@ -259,15 +315,29 @@ async function measureFootprint(
 
 try {
   const [load1] = loadavg();
+  const loadServers = [
+    ...(parts.has('base') ? ['nginx', 'nerkh (and node:http and raw TCP on the full list)'] : ['nerkh']),
+    ...(parts.has('redis') ? ['nerkh with Redis'] : []),
+    ...(parts.has('peers') ? ['3 peers'] : []),
+  ];
   console.log(
     `nerkh HTTP bench — ${cpus()[0]?.model ?? 'cpu'} ×${availableParallelism()}, node ${process.version}, ` +
-      `${toolVersion(nginxBinary() as string, ['-v'])}, ${toolVersion('wrk', ['-v'])}`,
+      `${parts.has('base') ? `${toolVersion(nginxBinary() as string, ['-v'])}, ` : ''}${toolVersion('wrk', ['-v'])}`,
   );
   console.log(
-    `servers on CPU ${serverCpu ?? 'any'}, wrk on CPU ${loadCpu ?? 'any'}; ${rounds} rounds × ${scenarios.length} scenarios × nginx and nerkh (and node:http and raw TCP on the full list) × ${seconds} s, ${connections} connections; load average ${load1?.toFixed(2)}`,
+    `parts: ${[...parts].join(', ')}; about ${Math.ceil(estimatedSeconds(parts, { rounds, seconds, burstWindowSeconds, outagePhaseSeconds }) / 60)} min`,
   );
+  if ([...parts].some(isLoadPart)) {
+    console.log(
+      `servers on CPU ${serverCpu ?? 'any'}, wrk on CPU ${loadCpu ?? 'any'}; ${rounds} rounds × ${measuredScenarios.length} scenarios × ${loadServers.join(', ')} (all but nerkh and nginx on the full list only) × ${seconds} s, ${connections} connections; load average ${load1?.toFixed(2)}`,
+    );
+  }
   if ((load1 ?? 0) > 0.5) console.log('warning: the machine is busy; figures will be disturbed');
   if (flags.profile) console.log('profiling: nerkh runs under --cpu-prof, its req/s are lower than without');
+  if (usesRedis) {
+    benchRedis = await openBenchRedis(redisUrl);
+    console.log(`Redis: ${redisUrl} (the machine's own, not pinned; the bench deletes the keys it writes)`);
+  }
 
   // 0. The production build, as a deployment makes it (README "Performance"); bin/nerkh.js runs it.
   const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: projectRoot, encoding: 'utf8' });
@@ -276,75 +346,131 @@ try {
     throw new Error('dist/nerkh.js is not current after npm run build; nerkh would run from the sources');
   }
 
-  // 1. The data an operator's nerkh would have: one snapshot of 200 coins and 10,000 issued keys.
+  // 1. The data an operator's nerkh would have: one snapshot of 200 coins and 10,000 issued keys;
+  // for the burst and the Redis cut, keys with the spec's limit of 60.
   const config = loadConfig({ NERKH_DATA_DIR: dataDir, NERKH_PUBLIC_URL: publicUrl, LOG_LEVEL: 'silent' });
   const store = openSqliteStore(config);
   const rows = await commitBenchSnapshot(store, config, coins);
-  const [readyKey] = await issueBenchKeys(store, benchKeys, benchKeyLimit, keysFile);
+  const loadKeys = await issueBenchKeys(store, benchKeys, benchKeyLimit, keysFile);
+  const limitedKeysFile = join(work, 'limited-keys.txt');
+  const [oneWindowKey, straddleKey, outageKey] = (await issueBenchKeys(
+    store,
+    3,
+    burstLimit,
+    limitedKeysFile,
+  )) as [BenchKey, BenchKey, BenchKey];
   await store.close();
+  redisKeyIds.push(...loadKeys.map(({ id }) => id), oneWindowKey.id, straddleKey.id, outageKey.id);
+  const readyKey = (loadKeys[0] as BenchKey).key;
 
-  // 2. nerkh as a user runs it, and nginx serving the exact bytes nerkh sends.
-  nerkh = await startNerkh({
+  // 2. nerkh as a user runs it, and the other servers sending the exact bytes nerkh sends.
+  servers.nerkh = await startNerkh({
     dataDir,
     port: await freePort(),
     publicUrl,
     logFile: join(work, 'nerkh.log'),
-    readyKey: readyKey as string,
-    ...(serverCpu === undefined ? {} : { cpu: serverCpu }),
+    readyKey,
+    ...onServerCpu,
     ...(flags.profile ? { cpuProfDir: profileDir } : {}),
   });
-  const auth = { 'X-API-Key': readyKey as string };
-  const plain = await get(`${nerkh.url}/v1/rates`, auth);
-  const gzip = await get(`${nerkh.url}/v1/rates`, { ...auth, 'Accept-Encoding': 'gzip' });
-  const btc = await get(`${nerkh.url}/v1/rates?symbol=BTC`, auth);
-  if (plain.status !== 200 || gzip.headers['content-encoding'] !== 'gzip' || btc.status !== 200) {
-    throw new Error('nerkh did not serve the bench snapshot as expected');
-  }
-  if (!gunzipSync(gzip.body).equals(plain.body)) throw new Error('gzip body differs from the plain body');
+  const nerkhUrl = servers.nerkh.url;
+  const auth = { 'X-API-Key': readyKey };
+  const plain = await get(`${nerkhUrl}/v1/rates`, auth);
+  if (plain.status !== 200) throw new Error(`nerkh answered ${plain.status} to a valid key`);
   mkdirSync(join(root, 'v1', 'symbol'), { recursive: true });
   // nginx's worker runs as an unprivileged user: it may pass through the private work directory
   // (mkdtemp makes it 0700) to the document root, but not list it.
   chmodSync(work, 0o711);
-  writeFileSync(join(root, 'v1', 'rates'), plain.body);
-  // nerkh's own gzip bytes (level 9) as the pre-compressed file, so both send the same bytes.
-  writeFileSync(join(root, 'v1', 'rates.gz'), gzip.body);
-  writeFileSync(join(root, 'v1', 'symbol', 'BTC'), btc.body);
-  mkdirSync(join(work, 'nginx'), { recursive: true });
-  nginx = await startNginx({
-    root,
-    workDir: join(work, 'nginx'),
-    port: await freePort(),
-    ...(serverCpu === undefined ? {} : { cpu: serverCpu }),
-  });
-  const reference = {
-    bodyFile: join(root, 'v1', 'rates'),
-    ...(serverCpu === undefined ? {} : { cpu: serverCpu }),
-  };
-  floor = await startNodeReference('node:http', { port: await freePort(), ...reference });
-  raw = await startNodeReference('raw TCP', { port: await freePort(), ...reference });
-  for (const server of [floor, raw]) {
-    if (!(await get(`${server.url}/v1/rates`, {})).body.equals(plain.body)) {
-      throw new Error('a reference server sent other bytes than nerkh');
+  writeFileSync(bodyFile, plain.body);
+  const etags: Partial<Record<ServerName, string>> = { nerkh: String(plain.headers.etag) };
+  let gzipBytes = 0;
+  let btcBytes = 0;
+  if (parts.has('base')) {
+    const gzip = await get(`${nerkhUrl}/v1/rates`, { ...auth, 'Accept-Encoding': 'gzip' });
+    const btc = await get(`${nerkhUrl}/v1/rates?symbol=BTC`, auth);
+    if (gzip.headers['content-encoding'] !== 'gzip' || btc.status !== 200) {
+      throw new Error('nerkh did not serve the bench snapshot as expected');
+    }
+    if (!gunzipSync(gzip.body).equals(plain.body)) throw new Error('gzip body differs from the plain body');
+    // nerkh's own gzip bytes (level 9) as the pre-compressed file, so both send the same bytes.
+    writeFileSync(join(root, 'v1', 'rates.gz'), gzip.body);
+    writeFileSync(join(root, 'v1', 'symbol', 'BTC'), btc.body);
+    gzipBytes = gzip.body.length;
+    btcBytes = btc.body.length;
+    mkdirSync(join(work, 'nginx'), { recursive: true });
+    servers.nginx = await startNginx({
+      root,
+      workDir: join(work, 'nginx'),
+      port: await freePort(),
+      ...onServerCpu,
+    });
+    const reference = { bodyFile, ...onServerCpu };
+    servers.floor = await startNodeReference('node:http', { port: await freePort(), ...reference });
+    servers.raw = await startNodeReference('raw TCP', { port: await freePort(), ...reference });
+    etags.nginx = String((await get(`${servers.nginx.url}/v1/rates`, auth)).headers.etag);
+    etags.floor = '"floor"';
+    etags.raw = '"raw"';
+  }
+  if (parts.has('redis')) {
+    servers.nerkhRedis = await startNerkh({
+      dataDir,
+      port: await freePort(),
+      publicUrl,
+      logFile: join(work, 'nerkh-redis.log'),
+      readyKey,
+      redisUrl,
+      ...onServerCpu,
+    });
+  }
+  if (parts.has('peers')) {
+    const peer = (name: string) => ({
+      bodyFile,
+      keysFile,
+      limit: benchKeyLimit,
+      windowMs: 60_000,
+      logFile: join(work, `peer-${name}.log`),
+      ...onServerCpu,
+    });
+    servers.fastifyRedis = await startPeer('fastify', {
+      port: await freePort(),
+      ...peer('fastify-redis'),
+      redis: { url: redisUrl, prefix: `${peerPrefix}load:` },
+    });
+    servers.fastify = await startPeer('fastify', { port: await freePort(), ...peer('fastify') });
+    servers.express = await startPeer('express', { port: await freePort(), ...peer('express') });
+  }
+  // Every other server sends nerkh's bytes on the full list, and refuses what nerkh refuses.
+  for (const server of ['floor', 'raw', 'nerkhRedis', 'fastifyRedis', 'fastify', 'express'] as const) {
+    const url = servers[server]?.url;
+    if (url === undefined) continue;
+    if (!(await get(`${url}/v1/rates`, auth)).body.equals(plain.body)) {
+      throw new Error(`${serverLabels[server]} sent other bytes than nerkh`);
+    }
+    // The peers' key check; nerkh's is its own tests' (an invalid key would write nerkh's
+    // invalid-key throttle into the shared Redis).
+    if (server === 'fastifyRedis' || server === 'fastify' || server === 'express') {
+      const missing = await get(`${url}/v1/rates`, {});
+      const invalid = await get(`${url}/v1/rates`, { 'X-API-Key': `${readyKey.slice(0, -1)}x` });
+      if (missing.status !== 401 || invalid.status !== 403) {
+        throw new Error(
+          `${serverLabels[server]} answered ${missing.status} without a key and ${invalid.status} to an invalid one`,
+        );
+      }
     }
   }
-  const etags: Record<ServerName, string> = {
-    nerkh: String(plain.headers.etag),
-    nginx: String((await get(`${nginx.url}/v1/rates`, auth)).headers.etag),
-    floor: '"floor"',
-    raw: '"raw"',
-  };
   console.log(
-    `snapshot: ${rows} coins, ${integer(plain.body.length)} bytes JSON, ${integer(gzip.body.length)} gzip, BTC ${btc.body.length} bytes; ${integer(benchKeys)} keys rotated per request`,
+    `snapshot: ${rows} coins, ${integer(plain.body.length)} bytes JSON${parts.has('base') ? `, ${integer(gzipBytes)} gzip, BTC ${btcBytes} bytes` : ''}; ${integer(benchKeys)} keys rotated per request`,
   );
 
-  // Both servers must answer every scenario with the expected status and the same body.
-  for (const scenario of scenarios) {
+  // nginx and nerkh must answer every scenario with the expected status and the same body.
+  const nginxUrl = servers.nginx?.url;
+  for (const scenario of nginxUrl === undefined ? [] : scenarios) {
     const answers: Fetched[] = [];
     for (const server of ['nginx', 'nerkh'] as const) {
-      const base = server === 'nginx' ? nginx.url : nerkh.url;
+      const base = server === 'nginx' ? nginxUrl : nerkhUrl;
       const path = server === 'nginx' ? scenario.nginxPath : scenario.nerkhPath;
       const headers = scenario.conditional
-        ? { ...scenario.headers, 'If-None-Match': etags[server] }
+        ? { ...scenario.headers, 'If-None-Match': etags[server] as string }
         : scenario.headers;
       const answer = await get(`${base}${path}`, { ...auth, ...headers });
       if (answer.status !== scenario.expectStatus) {
@@ -359,37 +485,41 @@ try {
     }
   }
 
-  // 3. Warm up both (JIT, connection setup), then alternate the servers within each scenario.
-  await measure('nerkh', scenarios[0] as Scenario, etags, 3);
-  await measure('nginx', scenarios[0] as Scenario, etags, 1);
-  const results = new Map<string, Record<ServerName, LoadResult[]>>();
-  for (const scenario of scenarios) results.set(scenario.name, { nginx: [], nerkh: [], floor: [], raw: [] });
-  for (let round = 0; round < rounds; round++) {
-    for (const scenario of scenarios) {
-      const order: ServerName[] =
-        scenario === scenarios[0] ? ['nginx', 'nerkh', 'floor', 'raw'] : ['nginx', 'nerkh'];
-      if (round % 2 === 1) order.reverse();
-      for (const server of order) {
-        const result = await measure(server, scenario, etags, seconds);
-        results.get(scenario.name)?.[server].push(result);
-        console.log(
-          `  round ${round + 1} ${scenario.name.padEnd(20)} ${server.padEnd(5)} ${integer(result.requestsPerSecond).padStart(7)} req/s  p50 ${result.p50Ms.toFixed(2)} ms  p99 ${result.p99Ms.toFixed(2)} ms  ${integer(result.bytesPerResponse)} B/resp`,
-        );
+  // 3. Warm up every server (JIT, connection setup), then alternate the servers within each
+  // scenario, reversing the order every other round.
+  const fullListServers = serverNames.filter((server) => servers[server] !== undefined);
+  const results = new Map<string, Partial<Record<ServerName, LoadResult[]>>>();
+  let footprint: { peakRssMB: number; startups: number[] } | null = null;
+  if ([...parts].some(isLoadPart)) {
+    for (const server of fullListServers) {
+      await measure(server, fullList, etags, isNerkh(server) ? 3 : server === 'nginx' ? 1 : 2);
+    }
+    for (const scenario of measuredScenarios) {
+      results.set(scenario.name, Object.fromEntries(fullListServers.map((server) => [server, []])));
+    }
+    for (let round = 0; round < rounds; round++) {
+      for (const scenario of measuredScenarios) {
+        const order: ServerName[] =
+          scenario === fullList
+            ? [...fullListServers]
+            : fullListServers.filter((s) => s === 'nginx' || s === 'nerkh');
+        if (round % 2 === 1) order.reverse();
+        for (const server of order) {
+          const result = await measure(server, scenario, etags, seconds);
+          results.get(scenario.name)?.[server]?.push(result);
+          console.log(
+            `  round ${round + 1} ${scenario.name.padEnd(20)} ${server.padEnd(12)} ${integer(result.requestsPerSecond).padStart(7)} req/s  p50 ${result.p50Ms.toFixed(2)} ms  p99 ${result.p99Ms.toFixed(2)} ms  ${integer(result.bytesPerResponse)} B/resp`,
+          );
+        }
       }
     }
-  }
-  const nerkhRun = nerkh;
-  nerkh = null;
-  await nerkhRun.stop();
-  await nginx.stop();
-  nginx = null;
-  await floor.stop();
-  floor = null;
-  await raw.stop();
-  raw = null;
+    for (const server of fullListServers) await stopServer(server);
 
-  // 4 and 5 measure the process itself; under the profiler they would measure the profiler.
-  const footprint = flags.profile ? null : await measureFootprint(config, readyKey as string, etags);
+    // 4 and 5 measure the process itself; under the profiler they would measure the profiler.
+    if (parts.has('base') && !flags.profile) footprint = await measureFootprint(config, readyKey, etags);
+  } else {
+    await stopServer('nerkh');
+  }
 
   // 6. Summary.
   const row = (cells: string[], widths: number[]) =>
@@ -398,93 +528,246 @@ try {
         index === 0 ? cell.padEnd(widths[0] as number) : cell.padStart(widths[index] as number),
       )
       .join('  ');
-  const widths = [20, 11, 8, 8, 11, 8, 8, 7];
-  console.log('');
-  console.log(
-    `Results (median of ${rounds} rounds, ${connections} connections, ${seconds} s each; ratio = median of pairwise nerkh ÷ nginx req/s)`,
-  );
-  console.log(
-    row(['scenario', 'nginx req/s', 'p50 ms', 'p99 ms', 'nerkh req/s', 'p50 ms', 'p99 ms', 'ratio'], widths),
-  );
-  const medians = new Map<string, { ratio: number; nerkhP99: number }>();
-  for (const scenario of scenarios) {
-    const runs = results.get(scenario.name) as Record<ServerName, LoadResult[]>;
-    const ratios = runs.nerkh.map(
-      (result, index) => result.requestsPerSecond / (runs.nginx[index] as LoadResult).requestsPerSecond,
-    );
-    const stat = (server: ServerName, pick: (result: LoadResult) => number) => median(runs[server].map(pick));
-    const ratio = median(ratios);
-    medians.set(scenario.name, { ratio, nerkhP99: stat('nerkh', (r) => r.p99Ms) });
-    console.log(
-      row(
-        [
-          scenario.name,
-          integer(stat('nginx', (r) => r.requestsPerSecond)),
-          stat('nginx', (r) => r.p50Ms).toFixed(2),
-          stat('nginx', (r) => r.p99Ms).toFixed(2),
-          integer(stat('nerkh', (r) => r.requestsPerSecond)),
-          stat('nerkh', (r) => r.p50Ms).toFixed(2),
-          stat('nerkh', (r) => r.p99Ms).toFixed(2),
-          ratio.toFixed(2),
-        ],
-        widths,
-      ),
-    );
-  }
-  const fullRuns = results.get('full list') as Record<ServerName, LoadResult[]>;
+  const fullRuns = results.get(fullList.name) ?? {};
+  const runsOf = (server: ServerName) => fullRuns[server] ?? [];
+  /** Median of the per-round ratios a ÷ b on the full list (both ran in every round). */
   const pairwise = (a: ServerName, b: ServerName) =>
     median(
-      fullRuns[a].map(
-        (result, index) => result.requestsPerSecond / (fullRuns[b][index] as LoadResult).requestsPerSecond,
+      runsOf(a).map(
+        (result, index) => result.requestsPerSecond / (runsOf(b)[index] as LoadResult).requestsPerSecond,
       ),
     );
-  for (const [server, label] of [
-    ['floor', 'node:http floor'],
-    ['raw', 'raw TCP (Node)'],
-  ] as const) {
+  const ran = (server: ServerName) => runsOf(server).length > 0;
+  const targetLines: string[] = [];
+  const target = (label: string, value: string, goal: string, pass: boolean) =>
+    targetLines.push(`  ${label.padEnd(52)} ${value}  (${goal})  ${verdict(pass)}`);
+  if (parts.has('base')) {
+    const widths = [20, 11, 8, 8, 11, 8, 8, 7];
+    console.log('');
+    console.log(
+      `Results (median of ${rounds} rounds, ${connections} connections, ${seconds} s each; ratio = median of pairwise nerkh ÷ nginx req/s)`,
+    );
     console.log(
       row(
-        [
-          label,
-          '',
-          '',
-          '',
-          integer(median(fullRuns[server].map((r) => r.requestsPerSecond))),
-          median(fullRuns[server].map((r) => r.p50Ms)).toFixed(2),
-          median(fullRuns[server].map((r) => r.p99Ms)).toFixed(2),
-          pairwise(server, 'nginx').toFixed(2),
-        ],
+        ['scenario', 'nginx req/s', 'p50 ms', 'p99 ms', 'nerkh req/s', 'p50 ms', 'p99 ms', 'ratio'],
         widths,
       ),
     );
+    const medians = new Map<string, { ratio: number; nerkhP99: number }>();
+    for (const scenario of scenarios) {
+      const runs = results.get(scenario.name) as Record<'nginx' | 'nerkh', LoadResult[]>;
+      const ratios = runs.nerkh.map(
+        (result, index) => result.requestsPerSecond / (runs.nginx[index] as LoadResult).requestsPerSecond,
+      );
+      const stat = (server: 'nginx' | 'nerkh', pick: (result: LoadResult) => number) =>
+        median(runs[server].map(pick));
+      const ratio = median(ratios);
+      medians.set(scenario.name, { ratio, nerkhP99: stat('nerkh', (r) => r.p99Ms) });
+      console.log(
+        row(
+          [
+            scenario.name,
+            integer(stat('nginx', (r) => r.requestsPerSecond)),
+            stat('nginx', (r) => r.p50Ms).toFixed(2),
+            stat('nginx', (r) => r.p99Ms).toFixed(2),
+            integer(stat('nerkh', (r) => r.requestsPerSecond)),
+            stat('nerkh', (r) => r.p50Ms).toFixed(2),
+            stat('nerkh', (r) => r.p99Ms).toFixed(2),
+            ratio.toFixed(2),
+          ],
+          widths,
+        ),
+      );
+    }
+    for (const server of ['floor', 'raw'] as const) {
+      console.log(
+        row(
+          [
+            serverLabels[server],
+            '',
+            '',
+            '',
+            integer(median(runsOf(server).map((r) => r.requestsPerSecond))),
+            median(runsOf(server).map((r) => r.p50Ms)).toFixed(2),
+            median(runsOf(server).map((r) => r.p99Ms)).toFixed(2),
+            pairwise(server, 'nginx').toFixed(2),
+          ],
+          widths,
+        ),
+      );
+    }
+    console.log(
+      `  (the full list from bare node:http, and from raw TCP parsing no HTTP, neither checking a key, limiting or logging: what Node's HTTP server, and Node itself, can send here; nerkh ÷ node:http ${pairwise('nerkh', 'floor').toFixed(2)})`,
+    );
+    const full = medians.get(fullList.name) as { ratio: number; nerkhP99: number };
+    target(
+      'full list ratio nerkh ÷ nginx',
+      full.ratio.toFixed(2),
+      `≥ ${targets.ratio}`,
+      full.ratio >= targets.ratio,
+    );
+    target(
+      'p99 at saturation (full list)',
+      `${full.nerkhP99.toFixed(2)} ms`,
+      `≤ ${targets.p99Ms} ms`,
+      full.nerkhP99 <= targets.p99Ms,
+    );
+    const overFloor = pairwise('nerkh', 'floor');
+    target(
+      'nerkh ÷ node:http (full list)',
+      overFloor.toFixed(2),
+      `≥ ${targets.overNodeHttp}`,
+      overFloor >= targets.overNodeHttp,
+    );
   }
-  console.log(
-    `  (the full list from bare node:http, and from raw TCP parsing no HTTP, neither checking a key, limiting or logging: what Node's HTTP server, and Node itself, can send here; nerkh ÷ node:http ${pairwise('nerkh', 'floor').toFixed(2)})`,
-  );
-  const full = medians.get('full list') as { ratio: number; nerkhP99: number };
-  console.log('');
-  console.log('Targets');
-  console.log(
-    `  full list ratio nerkh ÷ nginx       ${full.ratio.toFixed(2)}  (≥ ${targets.ratio})  ${verdict(full.ratio >= targets.ratio)}`,
-  );
-  console.log(
-    `  p99 at saturation (full list)       ${full.nerkhP99.toFixed(2)} ms  (≤ ${targets.p99Ms} ms)  ${verdict(full.nerkhP99 <= targets.p99Ms)}`,
-  );
+  const extraServers = (['nerkhRedis', 'fastifyRedis', 'fastify', 'express'] as const).filter(ran);
+  if (extraServers.length > 0) {
+    const widths = [44, 9, 8, 8, 8, 9];
+    console.log('');
+    console.log(
+      `Full list beside nerkh in memory (median of ${rounds} rounds, ${connections} connections, ${seconds} s each; ÷ nerkh = median of the pairwise req/s ratios)`,
+    );
+    console.log(row(['server', 'req/s', 'p50 ms', 'p99 ms', 'B/resp', '÷ nerkh'], widths));
+    for (const server of ['nerkh', ...extraServers] as const) {
+      const stat = (pick: (result: LoadResult) => number) => median(runsOf(server).map(pick));
+      console.log(
+        row(
+          [
+            serverLabels[server],
+            integer(stat((r) => r.requestsPerSecond)),
+            stat((r) => r.p50Ms).toFixed(2),
+            stat((r) => r.p99Ms).toFixed(2),
+            integer(stat((r) => r.bytesPerResponse)),
+            pairwise(server, 'nerkh').toFixed(2),
+          ],
+          widths,
+        ),
+      );
+    }
+    console.log(
+      '  (every row sends the same body behind a key check with a per-key limit and one access-log line per request; B/resp differs by the header fields each sends)',
+    );
+    // A Redis command that times out sends nerkh to its in-memory limit for a while: then the
+    // Redis row measured partly that, and says so.
+    const fallbacks = ran('nerkhRedis')
+      ? limiterEvents(readFileSync(join(work, 'nerkh-redis.log'), 'utf8'))
+      : [];
+    if (fallbacks.length > 0) {
+      console.log('  nerkh with Redis left Redis during the run; its row is partly in-memory limits:');
+      for (const event of fallbacks) console.log(`    ${event}`);
+    }
+  }
+  if (ran('nerkhRedis')) {
+    const overMemory = pairwise('nerkhRedis', 'nerkh');
+    target(
+      'nerkh with Redis ÷ nerkh in memory',
+      overMemory.toFixed(2),
+      `≥ ${targets.redisOverMemory}`,
+      overMemory >= targets.redisOverMemory,
+    );
+    if (ran('floor')) {
+      const overFloor = pairwise('nerkhRedis', 'floor');
+      target(
+        'nerkh with Redis ÷ node:http',
+        overFloor.toFixed(2),
+        `≥ ${targets.redisOverNodeHttp}`,
+        overFloor >= targets.redisOverNodeHttp,
+      );
+    }
+    if (ran('fastifyRedis')) {
+      const overPeer = pairwise('nerkhRedis', 'fastifyRedis');
+      target(
+        'nerkh with Redis ÷ Fastify peer with Redis',
+        overPeer.toFixed(2),
+        `≥ ${targets.redisOverPeer}`,
+        overPeer >= targets.redisOverPeer,
+      );
+    }
+  }
+  for (const peer of ['fastify', 'express'] as const) {
+    if (!ran(peer)) continue;
+    const overPeer = pairwise('nerkh', peer);
+    target(
+      `nerkh ÷ ${serverLabels[peer]}`,
+      overPeer.toFixed(2),
+      `≥ ${targets.overPeers}`,
+      overPeer >= targets.overPeers,
+    );
+  }
   if (footprint) {
     const { peakRssMB, startups } = footprint;
     const firstOk = median(startups);
-    console.log(
-      `  peak RSS, ${integer(rssKeys)} keys, all used    ${peakRssMB.toFixed(1)} MB  (≤ ${targets.rssMB} MB)  ${verdict(peakRssMB <= targets.rssMB)}`,
+    target(
+      `peak RSS, ${integer(rssKeys)} keys, all used`,
+      `${peakRssMB.toFixed(1)} MB`,
+      `≤ ${targets.rssMB} MB`,
+      peakRssMB <= targets.rssMB,
     );
-    console.log(
-      `  start to first 200 (median of ${startupRuns})     ${integer(firstOk)} ms  (≤ ${targets.firstOkMs} ms)  ${verdict(firstOk <= targets.firstOkMs)}  [${startups.map(integer).join(', ')} ms]`,
+    target(
+      `start to first 200 (median of ${startupRuns})`,
+      `${integer(firstOk)} ms`,
+      `≤ ${targets.firstOkMs} ms`,
+      firstOk <= targets.firstOkMs,
     );
+    targetLines.push(`    [${startups.map(integer).join(', ')} ms]`);
+  }
+  if (targetLines.length > 0) {
+    console.log('');
+    console.log('Targets');
+    for (const line of targetLines) console.log(line);
+  }
+
+  // 7. Two instances of each limiter, one key, one burst: what each admits.
+  if (parts.has('burst')) {
+    await measureOverAdmission({
+      dataDir,
+      publicUrl,
+      workDir: work,
+      redisUrl,
+      redis: benchRedis as Redis,
+      peerPrefix,
+      bodyFile,
+      readyKey,
+      oneWindowKey,
+      straddleKey,
+      limit: burstLimit,
+      windowSeconds: burstWindowSeconds,
+      requests: burstRequests,
+      ...onServerCpu,
+    });
+  }
+
+  // 8. Redis cut off under load.
+  if (parts.has('outage')) {
+    await measureRedisOutage({
+      dataDir,
+      publicUrl,
+      workDir: work,
+      redisUrl,
+      readyKey,
+      loadKeys,
+      limitedKey: outageKey,
+      limit: burstLimit,
+      limitedEvery: outageLimitedEvery,
+      phaseSeconds: outagePhaseSeconds,
+      connections,
+      ...onServerCpu,
+      ...(loadCpu === undefined ? {} : { loadCpu }),
+    });
   }
 } finally {
-  await nerkh?.stop().catch(() => undefined);
-  await nginx?.stop();
-  await floor?.stop();
-  await raw?.stop();
+  for (const server of serverNames) await stopServer(server).catch(() => undefined);
+  if (benchRedis !== null) {
+    try {
+      const deleted = await deleteBenchKeys(benchRedis, redisKeyIds, peerPrefix);
+      console.log(`Redis: deleted the ${integer(deleted)} keys the bench wrote`);
+    } catch (error) {
+      console.log(
+        `Redis: could not delete the bench's keys (${(error as Error).message}); they expire within a minute`,
+      );
+    }
+    benchRedis.disconnect();
+  }
   // Also after a failed run: the profile is what shows why it failed.
   if (flags.profile && existsSync(profileDir)) printProfile();
   if (flags.keep) console.log(`kept ${work}`);

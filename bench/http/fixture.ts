@@ -74,6 +74,12 @@ export async function commitBenchSnapshot(
   return snapshot.rates.length;
 }
 
+/** A key as a client sends it, and its id (what nerkh's limiter counts it under). */
+export interface BenchKey {
+  key: string;
+  id: string;
+}
+
 /**
  * Issues `count` keys through the key store, each with `rateLimit` as its per-key override, in
  * one transaction (one durable write instead of `count`); appends the plain keys to `keysFile`.
@@ -83,8 +89,8 @@ export async function issueBenchKeys(
   count: number,
   rateLimit: number,
   keysFile: string,
-): Promise<string[]> {
-  const keys: string[] = [];
+): Promise<BenchKey[]> {
+  const keys: BenchKey[] = [];
   store.db.exec('BEGIN IMMEDIATE');
   try {
     for (let index = 0; index < count; index++) {
@@ -93,13 +99,13 @@ export async function issueBenchKeys(
         purpose: 'HTTP benchmark load',
         rateLimit,
       });
-      keys.push(issued.key);
+      keys.push({ key: issued.key, id: issued.record.id });
     }
     store.db.exec('COMMIT');
   } catch (error) {
     store.db.exec('ROLLBACK');
     throw error;
   }
-  writeFileSync(keysFile, `${keys.join('\n')}\n`, { flag: 'a' });
+  writeFileSync(keysFile, `${keys.map(({ key }) => key).join('\n')}\n`, { flag: 'a' });
   return keys;
 }

@@ -33,6 +33,8 @@ export interface NerkhOptions {
   /** A valid key: readiness means an authenticated 200, not only a listening socket. */
   readyKey: string;
   cpu?: number;
+  /** NERKH_REDIS_URL: limits shared through this Redis instead of kept in the process. */
+  redisUrl?: string;
   /** Write a V8 CPU profile into this directory when the process exits (`node --cpu-prof`). */
   cpuProfDir?: string;
 }
@@ -58,8 +60,8 @@ export function peakRssKiBOf(pid: number): number {
 
 /**
  * Starts `node bin/nerkh.js serve --role api` on the data directory, as a user runs it: one
- * process, SQLite, the in-memory limiter, LOG_LEVEL=info (one access-log line per request).
- * Settings come only through the documented environment variables.
+ * process, SQLite, the in-memory limiter (or Redis's, with `redisUrl`), LOG_LEVEL=info (one
+ * access-log line per request). Settings come only through the documented environment variables.
  */
 export async function startNerkh(options: NerkhOptions): Promise<NerkhProcess> {
   const env: NodeJS.ProcessEnv = {};
@@ -74,6 +76,7 @@ export async function startNerkh(options: NerkhOptions): Promise<NerkhProcess> {
     NERKH_PUBLIC_URL: options.publicUrl,
     LOG_LEVEL: 'info',
   });
+  if (options.redisUrl !== undefined) env.NERKH_REDIS_URL = options.redisUrl;
   // Started as its bin is (a user's `nerkh serve`), so the node flags on its first line apply.
   // Node does not take --cpu-prof from NODE_OPTIONS: a profiled run starts node itself, with the
   // bin's flags and the profiler's.
