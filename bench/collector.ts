@@ -1,6 +1,6 @@
 /**
  * Collector throughput and snapshot build time on one core (design §3 targets):
- *   - ≥ 200,000 coinQuote ticks/s, moving and unchanged prices mixed, over 200 pairs;
+ *   - ≥ 200,000 quote ticks/s, moving and unchanged prices mixed, over 200 pairs;
  *   - ≤ 20 ms to build a snapshot of 5,000 coins.
  * Run: npm run bench:collector
  */
@@ -11,13 +11,21 @@ import { join } from 'node:path';
 import { Collector, type CollectorOptions } from '../src/collector/collector.ts';
 import { loadConfig } from '../src/config.ts';
 import { type Catalog, parseCatalog } from '../src/domain/catalog.ts';
-import type { CoinQuote } from '../src/feeds/types.ts';
+import type { Quote } from '../src/feeds/types.ts';
 import { createLogger } from '../src/logger.ts';
 import { MemorySnapshotStore } from '../src/store/memory/snapshot-store.ts';
 import { openSqlite } from '../src/store/sqlite/database.ts';
 import { SqliteSnapshotStore } from '../src/store/sqlite/snapshot-store.ts';
 
 const tickTarget = 200_000;
+const tetherQuote: Quote = {
+  symbol: 'USDT',
+  currency: 'toman',
+  ask: 105_299,
+  changePct: null,
+  tickTime: 1,
+  source: 'nobitex',
+};
 const buildTargetMs = 20;
 
 function syntheticCatalog(coins: number): Catalog {
@@ -53,35 +61,36 @@ function benchTicks(): number {
   const pairs = 200;
   const catalog = syntheticCatalog(pairs);
   const collector = newCollector(catalog);
-  const pairNames = catalog.flatMap((entry) => (entry.pair ? [entry.pair] : []));
+  const coinSymbols = catalog.flatMap((entry) => (entry.pair ? [entry.symbol] : []));
   // 500k prebuilt quotes replayed 4 times: 2M calls. Roughly one in three moves the price
   // (by up to ±0.5 %), the rest repeat it, as a real ticker stream does between trades.
   const batch = 500_000;
   const rounds = 4;
   // Prices wander within ±0.5 % of a base, so replaying the batch never trips the jump guard.
-  const quotes: CoinQuote[] = [];
+  const quotes: Quote[] = [];
   for (let i = 0; i < batch; i++) {
     const p = i % pairs;
     const level = Math.floor(i / pairs / 3);
     quotes.push({
-      pair: pairNames[p] as string,
+      symbol: coinSymbols[p] as string,
+      currency: 'usdt',
       ask: (1 + p) * (1 + (((level * 7919 + p) % 1000) - 500) / 100_000),
       changePct: ((i % 400) - 200) / 10,
       tickTime: 0,
       source: 'binance',
     });
   }
-  collector.tetherQuote({ toman: 105_299, tickTime: 1, source: 'nobitex' });
+  collector.quote(tetherQuote);
   let now = 1_700_000_000_000;
   for (const quote of quotes.slice(0, 10_000)) {
     quote.tickTime = now++;
-    collector.coinQuote(quote);
+    collector.quote(quote);
   }
   let elapsedNs = 0n;
   for (let round = 0; round < rounds; round++) {
     for (const quote of quotes) quote.tickTime = now++;
     const started = process.hrtime.bigint();
-    for (let i = 0; i < batch; i++) collector.coinQuote(quotes[i] as CoinQuote);
+    for (let i = 0; i < batch; i++) collector.quote(quotes[i] as Quote);
     elapsedNs += process.hrtime.bigint() - started;
   }
   const rejected = Object.values(collector.rejectedCounts().binance ?? {}).reduce((sum, n) => sum + n, 0);
@@ -93,18 +102,26 @@ function benchTicks(): number {
 function benchBuild(coins: number, builds: number): { medianMs: number; p99Ms: number } {
   const catalog = syntheticCatalog(coins);
   const collector = newCollector(catalog);
-  collector.tetherQuote({ toman: 105_299, tickTime: 1, source: 'nobitex' });
+  collector.quote(tetherQuote);
   let now = 1_700_000_000_000;
-  const pairNames = catalog.flatMap((entry) => (entry.pair ? [entry.pair] : []));
-  for (const [index, pair] of pairNames.entries()) {
-    collector.coinQuote({ pair, ask: 1 + index, changePct: null, tickTime: now++, source: 'binance' });
+  const coinSymbols = catalog.flatMap((entry) => (entry.pair ? [entry.symbol] : []));
+  for (const [index, symbol] of coinSymbols.entries()) {
+    collector.quote({
+      symbol,
+      currency: 'usdt',
+      ask: 1 + index,
+      changePct: null,
+      tickTime: now++,
+      source: 'binance',
+    });
   }
   const timings: number[] = [];
   for (let build = 0; build < builds + 20; build++) {
     // Between builds a tenth of the coins move, so every build formats fresh as_of values too.
-    for (let index = build % 10; index < pairNames.length; index += 10) {
-      collector.coinQuote({
-        pair: pairNames[index] as string,
+    for (let index = build % 10; index < coinSymbols.length; index += 10) {
+      collector.quote({
+        symbol: coinSymbols[index] as string,
+        currency: 'usdt',
         ask: 1 + index + build / 1000,
         changePct: 1.5,
         tickTime: now++,
@@ -124,7 +141,7 @@ function benchBuild(coins: number, builds: number): { medianMs: number; p99Ms: n
 
 const ticksPerSecond = benchTicks();
 console.log(
-  `coinQuote throughput (200 pairs, 2,000,000 ticks): ${Math.round(ticksPerSecond).toLocaleString('en-US')} ticks/s ` +
+  `quote throughput (200 pairs, 2,000,000 ticks): ${Math.round(ticksPerSecond).toLocaleString('en-US')} ticks/s ` +
     `— target ≥ ${tickTarget.toLocaleString('en-US')}: ${verdict(ticksPerSecond >= tickTarget)}`,
 );
 for (const [coins, builds] of [
@@ -149,12 +166,13 @@ async function benchSqliteCommit(
   try {
     const catalog = syntheticCatalog(coins);
     const collector = newCollector(catalog, new SqliteSnapshotStore(db, 50));
-    collector.tetherQuote({ toman: 105_299, tickTime: 1, source: 'nobitex' });
+    collector.quote(tetherQuote);
     let now = 1_700_000_000_000;
     for (const [index, entry] of catalog.entries()) {
       if (entry.pair)
-        collector.coinQuote({
-          pair: entry.pair,
+        collector.quote({
+          symbol: entry.symbol,
+          currency: 'usdt',
           ask: 1 + index,
           changePct: 1,
           tickTime: now++,

@@ -48,12 +48,20 @@ export async function commitBenchSnapshot(
   });
   const random = seededRandom(20_250_101);
   const now = Date.now();
-  collector.tetherQuote({ toman: 92_150, tickTime: now - 4_000, source: 'nobitex' });
+  collector.quote({
+    symbol: 'USDT',
+    currency: 'toman',
+    ask: 92_150,
+    changePct: null,
+    tickTime: now - 4_000,
+    source: 'nobitex',
+  });
   for (const [index, entry] of catalog.entries()) {
     if (entry.pair === null) continue;
     const market = createPairMarket(entry.symbol, entry.pair, random, now);
-    collector.coinQuote({
-      pair: entry.pair,
+    collector.quote({
+      symbol: entry.symbol,
+      currency: 'usdt',
       ask: Number(market.ask) / 1e8,
       changePct: Math.round((random() - 0.5) * 1600) / 100,
       // Each coin last moved at its own time, minutes to an hour ago, as in a live market.

@@ -1,7 +1,7 @@
 import type { Config } from '../config.ts';
 import type { Catalog } from '../domain/catalog.ts';
 import type { Snapshot, SnapshotDraft } from '../domain/rates.ts';
-import type { CoinQuote, ConnectionState, FeedListener, SourceName, TetherQuote } from '../feeds/types.ts';
+import type { ConnectionState, FeedListener, Quote, SourceName } from '../feeds/types.ts';
 import type { Logger } from '../logger.ts';
 import type { CollectorStatusStore, SnapshotStore } from '../store/types.ts';
 import type { CollectorStatus } from './collector-status.ts';
@@ -83,7 +83,8 @@ export class Collector implements FeedListener {
   readonly #refreshMs: number;
   readonly #statusIntervalMs: number;
   readonly #guard: PriceGuard;
-  readonly #byPair = new Map<string, CoinPrice>();
+  /** Each catalog coin's usdt price by its symbol. */
+  readonly #bySymbol = new Map<string, CoinPrice>();
   readonly #tether = new PriceState();
   readonly #snapshots: SnapshotBuilder;
   readonly #health: SourceHealthRegistry;
@@ -112,13 +113,14 @@ export class Collector implements FeedListener {
       logger: this.#logger,
     });
 
+    const symbolOfPair = new Map(catalog.map((entry) => [entry.pair, entry.symbol]));
     this.#snapshots = new SnapshotBuilder({
       catalog,
       config,
       tether: this.#tether,
       coinPrice: (pair) => {
         const price = new CoinPrice();
-        this.#byPair.set(pair, price);
+        this.#bySymbol.set(symbolOfPair.get(pair) as string, price);
         return price;
       },
     });
@@ -147,10 +149,15 @@ export class Collector implements FeedListener {
 
   // ---- FeedListener: the hot path -------------------------------------------------------------
 
-  coinQuote(quote: CoinQuote): void {
-    const coin = this.#byPair.get(quote.pair);
+  /** Coins priced in usdt, and tether's toman price; no other quote has a route yet. */
+  quote(quote: Quote): void {
+    if (quote.currency === 'toman' && quote.symbol === 'USDT') {
+      this.#tetherQuote(quote);
+      return;
+    }
+    const coin = quote.currency === 'usdt' ? this.#bySymbol.get(quote.symbol) : undefined;
     if (coin === undefined) {
-      this.#health.rejected(quote.source, 'unknown-pair');
+      this.#health.rejected(quote.source, 'unrouted');
       return;
     }
     if (!this.#accept(quote.source, coin, quote.ask, quote.tickTime)) return;
@@ -162,8 +169,8 @@ export class Collector implements FeedListener {
     }
   }
 
-  tetherQuote(quote: TetherQuote): void {
-    if (!this.#accept(quote.source, this.#tether, quote.toman, quote.tickTime)) return;
+  #tetherQuote(quote: Quote): void {
+    if (!this.#accept(quote.source, this.#tether, quote.ask, quote.tickTime)) return;
     if (!this.#tetherLive) {
       this.#tetherLive = true;
       this.#maybeAllQuoted();
@@ -179,7 +186,7 @@ export class Collector implements FeedListener {
   }
 
   #maybeAllQuoted(): void {
-    if (this.#tetherLive && this.#liveCoins === this.#byPair.size) this.#schedule.allQuoted();
+    if (this.#tetherLive && this.#liveCoins === this.#bySymbol.size) this.#schedule.allQuoted();
   }
 
   /** Applies the bad-tick guard; a refused tick is counted against its source. */

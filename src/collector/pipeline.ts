@@ -2,7 +2,7 @@ import type { Config } from '../config.ts';
 import type { Catalog } from '../domain/catalog.ts';
 import { BinanceFeed } from '../feeds/binance.ts';
 import { NobitexFeed } from '../feeds/nobitex.ts';
-import type { Feed } from '../feeds/types.ts';
+import type { Feed, MarketRequest } from '../feeds/types.ts';
 import type { Logger } from '../logger.ts';
 import type { CollectorStatusStore, SnapshotStore } from '../store/types.ts';
 import { Collector, type CollectorOptions } from './collector.ts';
@@ -77,12 +77,14 @@ export async function startPipeline(deps: PipelineDeps): Promise<Pipeline> {
   const previous = await store.latestSnapshot();
   if (previous) collector.seed(previous);
 
-  const pairs = catalog.flatMap((entry) => (entry.pair === null ? [] : [entry.pair]));
+  const coinMarkets: MarketRequest[] = catalog.flatMap((entry) =>
+    entry.pair === null ? [] : [{ symbol: entry.symbol, currency: 'usdt', market: entry.pair }],
+  );
   const feeds: Feed[] = [
     new BinanceFeed({
       wsBaseUrl: config.NERKH_BINANCE_WS_URL,
       restBaseUrl: config.NERKH_BINANCE_REST_URL,
-      pairs,
+      markets: coinMarkets,
       listener: collector,
       logger: logger.child({ component: 'binance' }),
       stallMs: binanceStallMs,
@@ -103,7 +105,7 @@ export async function startPipeline(deps: PipelineDeps): Promise<Pipeline> {
   for (const feed of feeds) feed.start();
   logger.info(
     {
-      coins: pairs.length,
+      coins: coinMarkets.length,
       refresh_seconds: (tuning.refreshMs ?? config.NERKH_REFRESH_SECONDS * 1000) / 1000,
     },
     'collector pipeline started',

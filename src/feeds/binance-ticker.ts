@@ -5,10 +5,18 @@
  * Prices arrive as decimal strings and are converted with Number() alone, never rounded, so the
  * published ask is exactly the quoted one.
  */
-import type { CoinQuote } from './types.ts';
+/** One valid ticker: the ask in USDT (`a`), the 24 h change (`P`), the event time (`E`). */
+interface Ticker {
+  /** Binance pair, upper case, e.g. `BTCUSDT` (field `s`). */
+  pair: string;
+  ask: number;
+  changePct: number | null;
+  /** Epoch milliseconds. */
+  tickTime: number;
+}
 
 export type TickerResult =
-  | { kind: 'quote'; quote: Omit<CoinQuote, 'source'> }
+  | { kind: 'quote'; quote: Ticker }
   | { kind: 'rejected'; reason: string }
   /** A reply to a SUBSCRIBE-style request, or an error reply: not market data. */
   | { kind: 'control'; error: string | null };

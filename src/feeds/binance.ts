@@ -19,15 +19,15 @@ import { bootstrapFromRest } from './binance-rest.ts';
 import { parseTickerFrame, type TickerResult } from './binance-ticker.ts';
 import { chunk } from './chunk.ts';
 import { guardedListener } from './guarded-listener.ts';
-import type { ConnectionState, Feed, FeedListener } from './types.ts';
+import type { ConnectionState, Feed, FeedListener, MarketRequest } from './types.ts';
 
 export interface BinanceFeedOptions {
   /** Config `NERKH_BINANCE_WS_URL`, e.g. 'wss://stream.binance.com:9443'. */
   wsBaseUrl: string;
   /** Config `NERKH_BINANCE_REST_URL`; when given, quotes are bootstrapped once from `GET /api/v3/ticker/24hr`. */
   restBaseUrl?: string;
-  /** Upper-case pairs, e.g. ['BTCUSDT', 'ETHUSDT']. */
-  pairs: readonly string[];
+  /** The coins to follow, each in usdt under its upper-case Binance pair, e.g. `{symbol: 'BTC', currency: 'usdt', market: 'BTCUSDT'}`. */
+  markets: readonly MarketRequest[];
   listener: FeedListener;
   logger: Logger;
   /** No message (data or ping) for this long → stalled, reconnect. Default 30 000 (Binance pings every 20 s). */
@@ -52,12 +52,15 @@ const STATE_RANK: Record<ConnectionState, number> = {
   connecting: 1,
   stalled: 2,
   backoff: 3,
-  closed: 4,
+  refused: 4,
+  closed: 5,
 };
 
 export class BinanceFeed implements Feed {
   readonly source = 'binance' as const;
   private readonly pairs: ReadonlySet<string>;
+  /** Catalog symbol of each followed pair. */
+  private readonly symbolOf: ReadonlyMap<string, string>;
   private readonly listener: FeedListener;
   private readonly logger: Logger;
   private readonly timing: ConnectionTiming;
@@ -73,12 +76,18 @@ export class BinanceFeed implements Feed {
   constructor(private readonly options: BinanceFeedOptions) {
     if (!/^wss?:\/\/\S+$/.test(options.wsBaseUrl))
       throw new Error(`wsBaseUrl must be ws:// or wss://, got ${options.wsBaseUrl}`);
-    if (options.pairs.length === 0) throw new Error('BinanceFeed needs at least one pair');
-    for (const pair of options.pairs) {
-      if (!PAIR.test(pair))
-        throw new Error(`pair "${pair}" must be an upper-case Binance symbol like BTCUSDT`);
+    if (options.markets.length === 0) throw new Error('BinanceFeed needs at least one market');
+    const symbolOf = new Map<string, string>();
+    for (const { symbol, currency, market } of options.markets) {
+      if (currency !== 'usdt')
+        throw new Error(`binance quotes coins in usdt only, not ${currency} (${symbol})`);
+      if (!PAIR.test(market))
+        throw new Error(`pair "${market}" must be an upper-case Binance symbol like BTCUSDT`);
+      if (symbolOf.has(market)) throw new Error(`pair ${market} is requested twice`);
+      symbolOf.set(market, symbol);
     }
-    this.pairs = new Set(options.pairs);
+    this.symbolOf = symbolOf;
+    this.pairs = new Set(symbolOf.keys());
     this.listener = guardedListener(options.listener, options.logger, this.source);
     this.logger = options.logger;
     this.timing = {
@@ -149,11 +158,15 @@ export class BinanceFeed implements Feed {
 
   private handle(result: TickerResult, via: 'stream' | 'rest'): void {
     switch (result.kind) {
-      case 'quote':
-        if (via === 'rest' && this.streamed.has(result.quote.pair)) return;
-        if (via === 'stream') this.streamed.add(result.quote.pair);
-        this.listener.coinQuote({ ...result.quote, source: this.source });
+      case 'quote': {
+        const { pair, ask, changePct, tickTime } = result.quote;
+        if (via === 'rest' && this.streamed.has(pair)) return;
+        if (via === 'stream') this.streamed.add(pair);
+        // The parser accepts only followed pairs, so the symbol is always there.
+        const symbol = this.symbolOf.get(pair) as string;
+        this.listener.quote({ source: this.source, symbol, currency: 'usdt', ask, changePct, tickTime });
         return;
+      }
       case 'rejected':
         this.logger.debug({ source: 'binance', reason: result.reason, via }, 'binance: rejected ticker data');
         this.listener.rejected('binance', result.reason);

@@ -16,8 +16,7 @@ export function guardedListener(listener: FeedListener, logger: Logger, source: 
       }
     };
   return {
-    coinQuote: guard(listener.coinQuote),
-    tetherQuote: guard(listener.tetherQuote),
+    quote: guard(listener.quote),
     rejected: guard(listener.rejected),
     connectionState: guard(listener.connectionState),
   };

@@ -136,7 +136,14 @@ export class NobitexFeed implements Feed {
     this.report('open', `polling ${this.host} every ${this.pollMs} ms`);
     const result = parseTetherStats(text);
     if (result.kind === 'quote') {
-      this.listener.tetherQuote({ toman: result.toman, tickTime: Date.now(), source: this.source });
+      this.listener.quote({
+        source: this.source,
+        symbol: 'USDT',
+        currency: 'toman',
+        ask: result.toman,
+        changePct: null,
+        tickTime: Date.now(),
+      });
     } else {
       this.logger.debug({ source: 'nobitex', reason: result.reason }, 'nobitex: rejected stats');
       this.listener.rejected('nobitex', result.reason);

@@ -36,10 +36,17 @@ function setup(env: Record<string, string> = {}, options: Partial<CollectorOptio
   });
   // Stopped when the test ends, whether its assertions pass or not.
   onTestFinished(() => collector.stop());
-  const coin = (pair: string, ask: number, tickTime = time.now, changePct: number | null = 1.5) =>
-    collector.coinQuote({ pair, ask, changePct, tickTime, source: 'binance' });
+  const coin = (symbol: string, ask: number, tickTime = time.now, changePct: number | null = 1.5) =>
+    collector.quote({ symbol, currency: 'usdt', ask, changePct, tickTime, source: 'binance' });
   const tether = (toman: number, tickTime = time.now) =>
-    collector.tetherQuote({ toman, tickTime, source: 'nobitex' });
+    collector.quote({
+      symbol: 'USDT',
+      currency: 'toman',
+      ask: toman,
+      changePct: null,
+      tickTime,
+      source: 'nobitex',
+    });
   return { time, store, collector, coin, tether };
 }
 
@@ -50,13 +57,13 @@ describe('Collector: prices and as_of', () => {
   it('keeps as_of on an unchanged tick and advances it on a tick that moves the price', () => {
     const { time, collector, coin, tether } = setup();
     tether(105_299);
-    coin('BTCUSDT', 64_000.5, T0 + 1000);
-    coin('BTCUSDT', 64_000.5, T0 + 5000, 2.25);
+    coin('BTC', 64_000.5, T0 + 1000);
+    coin('BTC', 64_000.5, T0 + 5000, 2.25);
     let row = rowOf(collector.buildSnapshotDraft(), 'BTC');
     expect(row?.as_of).toBe(iso(T0 + 1000));
     expect(row?.change_24h).toBe(2.25);
 
-    coin('BTCUSDT', 64_010, T0 + 9000);
+    coin('BTC', 64_010, T0 + 9000);
     time.now = T0 + 10_000;
     row = rowOf(collector.buildSnapshotDraft(), 'BTC');
     expect(row?.as_of).toBe(iso(T0 + 9000));
@@ -66,9 +73,9 @@ describe('Collector: prices and as_of', () => {
   it('gives each row its own as_of, separate from updated_at', () => {
     const { time, collector, coin, tether } = setup();
     tether(105_299, T0);
-    coin('BTCUSDT', 64_000, T0 + 1000);
-    coin('ETHUSDT', 3100, T0 + 2000);
-    coin('ETHUSDT', 3100, T0 + 60_000);
+    coin('BTC', 64_000, T0 + 1000);
+    coin('ETH', 3100, T0 + 2000);
+    coin('ETH', 3100, T0 + 60_000);
     time.now = T0 + 120_000;
     const draft = collector.buildSnapshotDraft();
     expect(draft.updated_at).toBe(iso(T0 + 120_000));
@@ -79,8 +86,8 @@ describe('Collector: prices and as_of', () => {
 
   it('prices in toman as round(sell_usdt × usdt_irt), sorted by symbol, without never-quoted coins', () => {
     const { collector, coin, tether } = setup();
-    coin('ETHUSDT', 3100.37);
-    coin('BTCUSDT', 64_000.5);
+    coin('ETH', 3100.37);
+    coin('BTC', 64_000.5);
     tether(105_299);
     const draft = collector.buildSnapshotDraft();
     expect(draft.usdt_irt).toBe(105_299);
@@ -99,7 +106,7 @@ describe('Collector: prices and as_of', () => {
 
   it('publishes coins with sell_irt null while the tether rate is unknown, and no USDT row', () => {
     const { collector, coin } = setup();
-    coin('BTCUSDT', 64_000);
+    coin('BTC', 64_000);
     const draft = collector.buildSnapshotDraft();
     expect(draft.usdt_irt).toBeNull();
     expect(draft.rates).toHaveLength(1);
@@ -109,15 +116,15 @@ describe('Collector: prices and as_of', () => {
   it('publishes sell_irt null for a coin worth less than half a toman', () => {
     const { collector, coin, tether } = setup();
     tether(100_000);
-    coin('DOGEUSDT', 0.000004);
+    coin('DOGE', 0.000004);
     expect(rowOf(collector.buildSnapshotDraft(), 'DOGE')?.sell_irt).toBeNull();
   });
 
   it('applies the markup, with a per-symbol override, to sell_usdt and sell_irt', () => {
     const { collector, coin, tether } = setup({ NERKH_MARKUP_PCT: '1', NERKH_MARKUP_OVERRIDES: 'BTC=0.5' });
     tether(100_000);
-    coin('BTCUSDT', 60_000);
-    coin('ETHUSDT', 0.1);
+    coin('BTC', 60_000);
+    coin('ETH', 0.1);
     const draft = collector.buildSnapshotDraft();
     expect(rowOf(draft, 'BTC')?.sell_usdt).toBe(60_300);
     expect(rowOf(draft, 'BTC')?.sell_irt).toBe(6_030_000_000);
@@ -147,14 +154,14 @@ describe('Collector: bad ticks', () => {
   it('rejects and counts bad ticks per source and reason, and never publishes them', () => {
     const { collector, coin, tether } = setup({ NERKH_MAX_JUMP_PCT: '50' });
     tether(105_299, T0);
-    coin('BTCUSDT', 64_000, T0);
-    coin('BTCUSDT', Number.NaN, T0 + 1);
-    coin('BTCUSDT', -1, T0 + 2);
-    coin('BTCUSDT', 0, T0 + 3);
-    coin('BTCUSDT', 640_000, T0 + 4);
-    coin('BTCUSDT', 1, T0 + 5);
-    coin('BTCUSDT', 64_100, T0 - 1);
-    coin('XYZUSDT', 1, T0 + 6);
+    coin('BTC', 64_000, T0);
+    coin('BTC', Number.NaN, T0 + 1);
+    coin('BTC', -1, T0 + 2);
+    coin('BTC', 0, T0 + 3);
+    coin('BTC', 640_000, T0 + 4);
+    coin('BTC', 1, T0 + 5);
+    coin('BTC', 64_100, T0 - 1);
+    coin('XYZ', 1, T0 + 6);
     tether(1_052_990, T0 + 7);
     collector.rejected('binance', 'malformed-frame');
 
@@ -168,7 +175,7 @@ describe('Collector: bad ticks', () => {
         'not-positive': 2,
         'absurd-jump': 2,
         'stale-tick': 1,
-        'unknown-pair': 1,
+        unrouted: 1,
         'malformed-frame': 1,
       },
       nobitex: { 'absurd-jump': 1 },
@@ -180,12 +187,12 @@ describe('Collector: bad ticks', () => {
 
   it('accepts a level beyond the jump guard only after the source has held it long enough', () => {
     const { collector, coin } = setup({}, { jumpConfirmMs: 60_000, jumpConfirmTicks: 3 });
-    coin('DOGEUSDT', 0.1, T0);
-    coin('DOGEUSDT', 0.2, T0 + 1000);
-    coin('DOGEUSDT', 0.2, T0 + 30_000);
-    coin('DOGEUSDT', 0.2, T0 + 59_000);
+    coin('DOGE', 0.1, T0);
+    coin('DOGE', 0.2, T0 + 1000);
+    coin('DOGE', 0.2, T0 + 30_000);
+    coin('DOGE', 0.2, T0 + 59_000);
     expect(rowOf(collector.buildSnapshotDraft(), 'DOGE')?.sell_usdt).toBe(0.1);
-    coin('DOGEUSDT', 0.201, T0 + 62_000);
+    coin('DOGE', 0.201, T0 + 62_000);
     const row = rowOf(collector.buildSnapshotDraft(), 'DOGE');
     expect(row?.sell_usdt).toBe(0.201);
     expect(row?.as_of).toBe(iso(T0 + 62_000));
@@ -194,8 +201,8 @@ describe('Collector: bad ticks', () => {
 
   it('does not let scattered absurd values confirm each other', () => {
     const { collector, coin } = setup({}, { jumpConfirmMs: 1000, jumpConfirmTicks: 2 });
-    coin('DOGEUSDT', 0.1, T0);
-    for (let i = 1; i <= 20; i++) coin('DOGEUSDT', i % 2 ? 5 : 0.001, T0 + i * 1000);
+    coin('DOGE', 0.1, T0);
+    for (let i = 1; i <= 20; i++) coin('DOGE', i % 2 ? 5 : 0.001, T0 + i * 1000);
     expect(rowOf(collector.buildSnapshotDraft(), 'DOGE')?.sell_usdt).toBe(0.1);
   });
 });
@@ -208,17 +215,20 @@ describe('Collector: sources', () => {
       { source: 'nobitex', state: 'down', detail: 'not connected yet', last_message_at: null },
     ]);
 
-    collector.coinQuote({ pair: 'BTCUSDT', ask: 64_000, changePct: null, tickTime: T0, source: 'wallex' });
-    collector.coinQuote({ pair: 'XYZUSDT', ask: 1, changePct: null, tickTime: T0, source: 'wallex' });
-    collector.tetherQuote({ toman: -1, tickTime: T0, source: 'bitpin' });
+    const quote = { currency: 'usdt', changePct: null, tickTime: T0 } as const;
+    collector.quote({ ...quote, symbol: 'BTC', ask: 64_000, source: 'wallex' });
+    collector.quote({ ...quote, symbol: 'XYZ', ask: 1, source: 'wallex' });
+    // A coin's toman price has no route in the collector yet.
+    collector.quote({ ...quote, symbol: 'ETH', currency: 'toman', ask: 310_000_000, source: 'wallex' });
+    collector.quote({ ...quote, symbol: 'USDT', currency: 'toman', ask: -1, source: 'bitpin' });
     expect(collector.rejectedCounts()).toEqual({
       binance: {},
       nobitex: {},
-      wallex: { 'unknown-pair': 1 },
+      wallex: { unrouted: 2 },
       bitpin: { 'not-positive': 1 },
     });
     const wallex = collector.status().sources.find((s) => s.source === 'wallex');
-    expect(wallex).toMatchObject({ last_message_at: iso(T0), rejected: 1 });
+    expect(wallex).toMatchObject({ last_message_at: iso(T0), rejected: 2 });
   });
 });
 
@@ -229,12 +239,12 @@ describe('Collector: commits', () => {
     collector.onCommit((snapshot) => commits.push(snapshot));
     collector.start();
     await time.advance(200);
-    coin('BTCUSDT', 64_000);
-    coin('ETHUSDT', 3100);
+    coin('BTC', 64_000);
+    coin('ETH', 3100);
     tether(105_299);
     await time.advance(0);
     expect(commits).toHaveLength(0);
-    coin('DOGEUSDT', 0.12);
+    coin('DOGE', 0.12);
     await time.advance(0);
     expect(commits).toHaveLength(1);
     const latest = await store.latestSnapshot();
@@ -248,7 +258,7 @@ describe('Collector: commits', () => {
     collector.start();
     await time.advance(5000);
     expect(await store.latestSnapshot()).toBeNull();
-    coin('BTCUSDT', 64_000);
+    coin('BTC', 64_000);
     await time.advance(4999);
     expect(await store.latestSnapshot()).toBeNull();
     await time.advance(1);
@@ -261,9 +271,9 @@ describe('Collector: commits', () => {
   it('commits on schedule after the first, advancing updated_at even when nothing moved', async () => {
     const { time, store, collector, coin, tether } = setup({ NERKH_REFRESH_SECONDS: '600' });
     collector.start();
-    coin('BTCUSDT', 64_000);
-    coin('ETHUSDT', 3100);
-    coin('DOGEUSDT', 0.12);
+    coin('BTC', 64_000);
+    coin('ETH', 3100);
+    coin('DOGE', 0.12);
     tether(105_299);
     await time.advance(0);
     const first = await store.latestSnapshot();
@@ -275,7 +285,7 @@ describe('Collector: commits', () => {
     expect(second?.updated_at).toBe(iso(T0 + 600_000));
     expect(second?.rates).toEqual(first?.rates);
 
-    coin('BTCUSDT', 64_500, T0 + 700_000);
+    coin('BTC', 64_500, T0 + 700_000);
     await time.advance(600_000);
     const third = await store.latestSnapshot();
     expect(third?.updated_at).toBe(iso(T0 + 1_200_000));
@@ -288,7 +298,7 @@ describe('Collector: commits', () => {
       { firstCommitGraceMs: 5000 },
     );
     collector.start();
-    coin('BTCUSDT', 64_000);
+    coin('BTC', 64_000);
     await collector.commitNow();
     await time.advance(5000);
     await time.advance(60_000);
@@ -304,9 +314,9 @@ describe('Collector: commits', () => {
     collector.start();
     collector.connectionState('binance', 'open', 'streaming 3 pairs');
     collector.connectionState('nobitex', 'open', 'polling');
-    coin('BTCUSDT', 64_000);
-    coin('ETHUSDT', 3100);
-    coin('DOGEUSDT', 0.12);
+    coin('BTC', 64_000);
+    coin('ETH', 3100);
+    coin('DOGE', 0.12);
     tether(105_299);
     await time.advance(0);
     const good = await store.latestSnapshot();
@@ -356,11 +366,32 @@ describe('Collector: commits', () => {
       clock: time.clock,
       timers: time,
     });
-    gated.tetherQuote({ toman: 105_299, tickTime: T0, source: 'nobitex' });
-    gated.coinQuote({ pair: 'BTCUSDT', ask: 64_000, changePct: 1, tickTime: T0, source: 'binance' });
+    gated.quote({
+      symbol: 'USDT',
+      currency: 'toman',
+      ask: 105_299,
+      changePct: null,
+      tickTime: T0,
+      source: 'nobitex',
+    });
+    gated.quote({
+      symbol: 'BTC',
+      currency: 'usdt',
+      ask: 64_000,
+      changePct: 1,
+      tickTime: T0,
+      source: 'binance',
+    });
     const pending = gated.commitNow();
     await settle();
-    gated.coinQuote({ pair: 'BTCUSDT', ask: 65_000, changePct: 1, tickTime: T0 + 1, source: 'binance' });
+    gated.quote({
+      symbol: 'BTC',
+      currency: 'usdt',
+      ask: 65_000,
+      changePct: 1,
+      tickTime: T0 + 1,
+      source: 'binance',
+    });
     release();
     const committed = await pending;
     expect(rowOf(committed, 'BTC')?.sell_usdt).toBe(64_000);
@@ -374,9 +405,9 @@ describe('Collector: commits', () => {
     expect((await store.getCollectorStatus())?.reported_at).toBe(iso(T0));
     await time.advance(2000);
     expect((await store.getCollectorStatus())?.reported_at).toBe(iso(T0 + 2000));
-    coin('BTCUSDT', 64_000);
-    coin('ETHUSDT', 3100);
-    coin('DOGEUSDT', 0.12);
+    coin('BTC', 64_000);
+    coin('ETH', 3100);
+    coin('DOGE', 0.12);
     tether(105_299);
     await time.advance(0);
     const id = await store.latestSnapshotId();
@@ -391,8 +422,8 @@ describe('Collector: commits', () => {
 describe('Collector: restart', () => {
   it('starts from the last committed snapshot, so prices survive a restart with a dead source', async () => {
     const first = setup({ NERKH_MARKUP_PCT: '1' });
-    first.coin('BTCUSDT', 60_000.37, T0);
-    first.coin('ETHUSDT', 3100, T0 + 5000);
+    first.coin('BTC', 60_000.37, T0);
+    first.coin('ETH', 3100, T0 + 5000);
     first.tether(105_299, T0);
     const committed = await first.collector.commitNow();
 
@@ -406,8 +437,8 @@ describe('Collector: restart', () => {
     expect(restarted?.usdt_irt).toBe(105_299);
 
     // The seeded price still guards jumps, and a live tick moves it as usual.
-    second.coin('BTCUSDT', 600_000, T0 + 3_700_000);
-    second.coin('BTCUSDT', 61_000, T0 + 3_700_001);
+    second.coin('BTC', 600_000, T0 + 3_700_000);
+    second.coin('BTC', 61_000, T0 + 3_700_001);
     const row = rowOf(second.collector.buildSnapshotDraft(), 'BTC');
     expect(row).toMatchObject({ sell_usdt: 61_610, as_of: iso(T0 + 3_700_001) });
     expect(second.collector.rejectedCounts().binance).toEqual({ 'absurd-jump': 1 });

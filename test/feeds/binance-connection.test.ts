@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { startSimulator } from '../simulator/helpers.ts';
 import { sleep, waitFor } from '../support/wait.ts';
-import { binanceFeed, openBinanceFeed, RecordingListener, silentLogger, tickUntilQuoted } from './helpers.ts';
+import {
+  binanceFeed,
+  openBinanceFeed,
+  RecordingListener,
+  silentLogger,
+  tickUntilQuoted,
+  usdtMarkets,
+} from './helpers.ts';
 
 describe('BinanceFeed', () => {
   it('answers pings, so a quiet connection is neither stalled nor dropped by the server', async () => {
@@ -71,7 +78,7 @@ describe('BinanceFeed', () => {
     const listener = new RecordingListener();
     const feed = binanceFeed({
       wsBaseUrl: sim.wsBaseUrl,
-      pairs: ['BTCUSDT'],
+      markets: usdtMarkets(['BTCUSDT']),
       listener,
       logger: silentLogger,
       backoffBaseMs: 20,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { startSimulator } from '../simulator/helpers.ts';
 import { waitFor } from '../support/wait.ts';
-import { binanceFeed, RecordingListener, silentLogger } from './helpers.ts';
+import { binanceFeed, RecordingListener, silentLogger, usdtMarkets } from './helpers.ts';
 
 describe('BinanceFeed', () => {
   it('bootstraps from REST, keeping good pairs when one symbol is unknown to Binance', async () => {
@@ -10,17 +10,17 @@ describe('BinanceFeed', () => {
     const feed = binanceFeed({
       wsBaseUrl: sim.wsBaseUrl,
       restBaseUrl: sim.restBaseUrl,
-      pairs: ['BTCUSDT', 'ETHUSDT', 'NOPEUSDT'],
+      markets: usdtMarkets(['BTCUSDT', 'ETHUSDT', 'NOPEUSDT']),
       listener,
       logger: silentLogger,
     });
     const before = Date.now();
     feed.start();
     await waitFor(() => listener.quotes.length === 2, 3_000, 'two bootstrap quotes');
-    const byPair = new Map(listener.quotes.map((quote) => [quote.pair, quote]));
-    expect(byPair.get('BTCUSDT')?.ask).toBe(Number(sim.askOf('BTCUSDT')));
-    expect(byPair.get('ETHUSDT')?.ask).toBe(Number(sim.askOf('ETHUSDT')));
-    expect(byPair.get('BTCUSDT')?.tickTime).toBeGreaterThanOrEqual(before);
-    expect(typeof byPair.get('ETHUSDT')?.changePct).toBe('number');
+    const bySymbol = new Map(listener.quotes.map((quote) => [quote.symbol, quote]));
+    expect(bySymbol.get('BTC')?.ask).toBe(Number(sim.askOf('BTCUSDT')));
+    expect(bySymbol.get('ETH')?.ask).toBe(Number(sim.askOf('ETHUSDT')));
+    expect(bySymbol.get('BTC')?.tickTime).toBeGreaterThanOrEqual(before);
+    expect(typeof bySymbol.get('ETH')?.changePct).toBe('number');
   });
 });

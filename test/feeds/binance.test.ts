@@ -2,7 +2,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { BinanceFeed } from '../../src/feeds/binance.ts';
 import { WireClient } from '../simulator/helpers.ts';
 import { waitFor } from '../support/wait.ts';
-import { openBinanceFeed, RecordingListener, silentLogger, tickUntilQuoted } from './helpers.ts';
+import { openBinanceFeed, RecordingListener, silentLogger, tickUntilQuoted, usdtMarkets } from './helpers.ts';
 
 describe('BinanceFeed', () => {
   it('publishes the ask exactly as quoted, E as tick time and P as change', async () => {
@@ -17,7 +17,8 @@ describe('BinanceFeed', () => {
       'the quote',
     );
     expect(quote).toEqual({
-      pair: 'BTCUSDT',
+      symbol: 'BTC',
+      currency: 'usdt',
       ask: Number(sim.askOf('BTCUSDT')),
       changePct: Number(wire.P),
       tickTime: wire.E,
@@ -78,13 +79,20 @@ describe('BinanceFeed', () => {
     expect((await tickUntilQuoted(sim, listener, 'SHIBUSDT', '0.00002')).ask).toBe(0.00002);
   });
 
-  it('refuses pairs that are not upper-case Binance symbols', () => {
+  it('refuses markets that are not upper-case Binance USDT pairs, each asked for once', () => {
     const options = {
       wsBaseUrl: 'ws://127.0.0.1:1',
       listener: new RecordingListener(),
       logger: silentLogger,
     };
-    expect(() => new BinanceFeed({ ...options, pairs: ['btcusdt'] })).toThrow(/upper-case/);
-    expect(() => new BinanceFeed({ ...options, pairs: [] })).toThrow(/at least one/);
+    const btc = { symbol: 'BTC', currency: 'usdt', market: 'btcusdt' } as const;
+    expect(() => new BinanceFeed({ ...options, markets: [btc] })).toThrow(/upper-case/);
+    expect(() => new BinanceFeed({ ...options, markets: [] })).toThrow(/at least one/);
+    expect(
+      () => new BinanceFeed({ ...options, markets: [{ ...btc, currency: 'toman', market: 'BTCUSDT' }] }),
+    ).toThrow(/usdt only/);
+    expect(() => new BinanceFeed({ ...options, markets: usdtMarkets(['BTCUSDT', 'BTCUSDT']) })).toThrow(
+      /twice/,
+    );
   });
 });

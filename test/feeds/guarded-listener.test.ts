@@ -14,24 +14,36 @@ describe('guardedListener', () => {
   it('passes every call through to the listener', () => {
     const recording = new RecordingListener();
     const listener = guardedListener(recording, capturingLogger().logger, 'binance');
-    listener.coinQuote({ source: 'binance', pair: 'BTCUSDT', ask: 97_000, changePct: 1.5, tickTime: 1 });
-    listener.tetherQuote({ source: 'nobitex', toman: 105_299, tickTime: 2 });
+    const btc = {
+      source: 'binance',
+      symbol: 'BTC',
+      currency: 'usdt',
+      ask: 97_000,
+      changePct: 1.5,
+      tickTime: 1,
+    } as const;
+    const tether = {
+      source: 'nobitex',
+      symbol: 'USDT',
+      currency: 'toman',
+      ask: 105_299,
+      changePct: null,
+      tickTime: 2,
+    } as const;
+    listener.quote(btc);
+    listener.quote(tether);
     listener.rejected('binance', 'ask-missing');
     listener.connectionState('binance', 'open', 'connected');
-    expect(recording.quotes).toEqual([
-      { source: 'binance', pair: 'BTCUSDT', ask: 97_000, changePct: 1.5, tickTime: 1 },
-    ]);
-    expect(recording.tether).toEqual([{ source: 'nobitex', toman: 105_299, tickTime: 2 }]);
+    expect(recording.quotes).toEqual([btc, tether]);
     expect(recording.rejections).toEqual([{ source: 'binance', reason: 'ask-missing' }]);
     expect(recording.states).toEqual([{ source: 'binance', state: 'open', detail: 'connected' }]);
   });
 
   it('logs a listener that throws instead of letting it unwind into the feed', () => {
     const failing: FeedListener = {
-      coinQuote() {
+      quote() {
         throw new Error('store is full');
       },
-      tetherQuote() {},
       rejected() {},
       connectionState() {
         throw new Error('collector stopped');
@@ -40,7 +52,14 @@ describe('guardedListener', () => {
     const { logger, lines } = capturingLogger();
     const listener = guardedListener(failing, logger, 'nobitex');
     expect(() =>
-      listener.coinQuote({ source: 'nobitex', pair: 'BTCUSDT', ask: 1, changePct: null, tickTime: 1 }),
+      listener.quote({
+        source: 'nobitex',
+        symbol: 'BTC',
+        currency: 'usdt',
+        ask: 1,
+        changePct: null,
+        tickTime: 1,
+      }),
     ).not.toThrow();
     expect(() => listener.connectionState('nobitex', 'backoff', 'HTTP 503')).not.toThrow();
     expect(lines.map((line) => [line.msg, line.source, (line.err as { message: string }).message])).toEqual([

@@ -1,11 +1,11 @@
 import { onTestFinished } from 'vitest';
 import { BinanceFeed, type BinanceFeedOptions } from '../../src/feeds/binance.ts';
 import type {
-  CoinQuote,
   ConnectionState,
   FeedListener,
+  MarketRequest,
+  Quote,
   SourceName,
-  TetherQuote,
 } from '../../src/feeds/types.ts';
 import { createLogger } from '../../src/logger.ts';
 import type { ExchangeSimulator, SimulatorOptions } from '../../src/simulator/exchange-simulator.ts';
@@ -16,17 +16,12 @@ export const silentLogger = createLogger('silent');
 
 /** A FeedListener that records everything it is told. */
 export class RecordingListener implements FeedListener {
-  readonly quotes: CoinQuote[] = [];
-  readonly tether: TetherQuote[] = [];
+  readonly quotes: Quote[] = [];
   readonly rejections: { source: SourceName; reason: string }[] = [];
   readonly states: { source: SourceName; state: ConnectionState; detail: string }[] = [];
 
-  coinQuote(quote: CoinQuote): void {
+  quote(quote: Quote): void {
     this.quotes.push(quote);
-  }
-
-  tetherQuote(quote: TetherQuote): void {
-    this.tether.push(quote);
   }
 
   rejected(source: SourceName, reason: string): void {
@@ -44,6 +39,11 @@ export class RecordingListener implements FeedListener {
   statesSeen(): ConnectionState[] {
     return this.states.map((s) => s.state);
   }
+}
+
+/** Binance pairs as the markets a feed is asked for: `BTCUSDT` → BTC in usdt. */
+export function usdtMarkets(pairs: readonly string[]): MarketRequest[] {
+  return pairs.map((pair) => ({ symbol: pair.replace(/USDT$/, ''), currency: 'usdt', market: pair }));
 }
 
 /** A BinanceFeed, stopped when the test ends (not started). */
@@ -67,7 +67,7 @@ export async function openBinanceFeed(
   const listener = new RecordingListener();
   const feed = binanceFeed({
     wsBaseUrl: sim.wsBaseUrl,
-    pairs: ['BTCUSDT', 'ETHUSDT', 'SHIBUSDT'],
+    markets: usdtMarkets(['BTCUSDT', 'ETHUSDT', 'SHIBUSDT']),
     listener,
     logger: silentLogger,
     stallMs: 1_000,
@@ -86,12 +86,13 @@ export async function tickUntilQuoted(
   listener: RecordingListener,
   pair: string,
   ask?: string,
-): Promise<CoinQuote> {
+): Promise<Quote> {
   const since = Date.now();
+  const symbol = pair.replace(/USDT$/, '');
   return waitFor(
     () => {
       sim.tick(pair, ask);
-      return listener.quotes.find((quote) => quote.pair === pair && quote.tickTime >= since);
+      return listener.quotes.find((quote) => quote.symbol === symbol && quote.tickTime >= since);
     },
     3_000,
     `a ${pair} quote`,

@@ -29,7 +29,7 @@ async function setup(
     ...options,
   });
   feed.start();
-  await waitFor(() => listener.tether.length > 0, 2_000, 'the first tether quote');
+  await waitFor(() => listener.quotes.length > 0, 2_000, 'the first tether quote');
   return { sim, feed, listener };
 }
 
@@ -37,14 +37,14 @@ describe('NobitexFeed', () => {
   it('publishes bestSell in toman: rial ÷ 10', async () => {
     const before = Date.now();
     const { sim, listener } = await setup();
-    const first = listener.tether[0];
-    expect(first?.toman).toBe(105299);
+    const first = listener.quotes[0];
+    expect(first).toMatchObject({ symbol: 'USDT', currency: 'toman', ask: 105299, changePct: null });
     expect(first?.tickTime).toBeGreaterThanOrEqual(before);
     expect(first?.source).toBe('nobitex');
     expect(listener.statesSeen().slice(0, 2)).toEqual(['connecting', 'open']);
 
     sim.setUsdtBestSellRial('1060000');
-    await waitFor(() => listener.tether.at(-1)?.toman === 106000, 2_000, 'the new rate');
+    await waitFor(() => listener.quotes.at(-1)?.ask === 106000, 2_000, 'the new rate');
     expect(listener.rejections).toEqual([]);
   });
 
@@ -54,9 +54,9 @@ describe('NobitexFeed', () => {
     const limited = await waitFor(() => listener.states.find((s) => s.state === 'backoff'), 2_000, '429');
     expect(limited.detail).toBe('rate limited (HTTP 429); next request in 1000 ms');
     const limitedAt = Date.now();
-    const quotesBefore = listener.tether.length;
+    const quotesBefore = listener.quotes.length;
     sim.setFault('none');
-    await waitFor(() => listener.tether.length > quotesBefore, 3_000, 'a quote after the wait');
+    await waitFor(() => listener.quotes.length > quotesBefore, 3_000, 'a quote after the wait');
     expect(Date.now() - limitedAt).toBeGreaterThanOrEqual(900);
     expect(listener.lastState()).toBe('open');
   });
@@ -100,20 +100,16 @@ describe('NobitexFeed', () => {
       );
       expect(listener.rejections.every((r) => r.source === 'nobitex')).toBe(true);
     }
-    const published = listener.tether.length;
+    const published = listener.quotes.length;
     await sleep(100);
-    expect(listener.tether.length).toBe(published);
-    expect(listener.tether.every((quote) => quote.toman === 105299)).toBe(true);
+    expect(listener.quotes.length).toBe(published);
+    expect(listener.quotes.every((quote) => quote.ask === 105299)).toBe(true);
   });
 
   it('passes an absurd but valid rate on: the collector guard judges jumps', async () => {
     const { sim, listener } = await setup();
     sim.setFault('absurd', 'nobitex');
-    await waitFor(
-      () => listener.tether.some((quote) => quote.toman === 105_299_000),
-      2_000,
-      'the absurd rate',
-    );
+    await waitFor(() => listener.quotes.some((quote) => quote.ask === 105_299_000), 2_000, 'the absurd rate');
     expect(listener.rejections).toEqual([]);
   });
 
@@ -132,9 +128,9 @@ describe('NobitexFeed', () => {
     await feed.stop();
     expect(Date.now() - started).toBeLessThan(500);
     expect(listener.lastState()).toBe('closed');
-    const after = listener.states.length + listener.tether.length;
+    const after = listener.states.length + listener.quotes.length;
     sim.setFault('none');
     await sleep(150);
-    expect(listener.states.length + listener.tether.length).toBe(after);
+    expect(listener.states.length + listener.quotes.length).toBe(after);
   });
 });
