@@ -1,5 +1,6 @@
 import type { Config } from '../config.ts';
 import type { Catalog } from '../domain/catalog.ts';
+import { wholeToman } from '../domain/pricing.ts';
 import type { Snapshot, SnapshotDraft } from '../domain/rates.ts';
 import type { ConnectionState, FeedListener, Quote, SourceName } from '../feeds/types.ts';
 import type { Logger } from '../logger.ts';
@@ -170,7 +171,7 @@ export class Collector implements FeedListener {
   }
 
   #tetherQuote(quote: Quote): void {
-    if (!this.#accept(quote.source, this.#tether, quote.ask, quote.tickTime)) return;
+    if (!this.#accept(quote.source, this.#tether, wholeToman(quote.ask), quote.tickTime)) return;
     if (!this.#tetherLive) {
       this.#tetherLive = true;
       this.#maybeAllQuoted();

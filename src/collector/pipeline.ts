@@ -82,8 +82,9 @@ export async function startPipeline(deps: PipelineDeps): Promise<Pipeline> {
   );
   const feeds: Feed[] = [
     new BinanceFeed({
-      wsBaseUrl: config.NERKH_BINANCE_WS_URL,
-      restBaseUrl: config.NERKH_BINANCE_REST_URL,
+      name: 'binance',
+      url: config.NERKH_BINANCE_WS_URL,
+      restUrl: config.NERKH_BINANCE_REST_URL,
       markets: coinMarkets,
       listener: collector,
       logger: logger.child({ component: 'binance' }),
@@ -92,7 +93,9 @@ export async function startPipeline(deps: PipelineDeps): Promise<Pipeline> {
       backoffMaxMs,
     }),
     new NobitexFeed({
-      baseUrl: config.NERKH_NOBITEX_URL,
+      name: 'nobitex',
+      url: config.NERKH_NOBITEX_URL,
+      markets: [{ symbol: 'USDT', currency: 'toman', market: 'usdt' }],
       pollMs: nobitexPollMs ?? config.NERKH_NOBITEX_POLL_SECONDS * 1000,
       listener: collector,
       logger: logger.child({ component: 'nobitex' }),

@@ -3,9 +3,19 @@
  * publishes that side only, never a bid, spread or buy rate.
  */
 
-/** Nobitex quotes in rial; the service publishes toman. 1 toman = 10 rial. */
+/**
+ * Some sources quote in rial; the service publishes toman. 1 toman = 10 rial, exactly: a coin
+ * worth a few rial keeps its fraction of a toman until a published value is rounded. Rounded to
+ * 15 significant digits, which a double always holds, so 27.4 rial is 2.74 toman, not the
+ * 2.7399999999999998 the binary division gives.
+ */
 export function tomanFromRial(rial: number): number {
-  return Math.round(rial / 10);
+  return Number((rial / 10).toPrecision(15));
+}
+
+/** usdt_irt is published as a whole number of toman: to the nearest, halves up. */
+export function wholeToman(toman: number): number {
+  return Math.round(toman);
 }
 
 /**

@@ -9,18 +9,36 @@
  *   counter resets once a connection has stayed open for `healthyAfterMs`.
  * - Binance closes every connection at the 24 h mark, so each connection is replaced before that
  *   (`maxConnectionMs`), make-before-break: the new socket opens before the old one is closed.
+ * - An upgrade answered with HTTP 451 or 403 (Binance's geo-block: "Service unavailable from a
+ *   restricted location") is a refusal: the state is 'refused' with Binance's message, and the
+ *   connection keeps retrying, backing off up to `refusedBackoffMaxMs`, so it comes back by itself
+ *   when the block is lifted.
  */
+import type { IncomingMessage } from 'node:http';
 import { WebSocket } from 'ws';
 import type { Logger } from '../logger.ts';
 import { fullJitterDelay } from './backoff.ts';
+import { httpErrorDetail, isRefusal } from './refusal.ts';
 import type { ConnectionState } from './types.ts';
 
 export interface ConnectionTiming {
   stallMs: number;
   backoffBaseMs: number;
   backoffMaxMs: number;
+  /** Ceiling of the backoff while Binance refuses us (451/403): minutes, not seconds. */
+  refusedBackoffMaxMs: number;
   healthyAfterMs: number;
   maxConnectionMs: number;
+}
+
+/** An error body is a sentence; anything longer is not read further. */
+const MAX_ERROR_BODY_BYTES = 4096;
+
+/** Binance's answer to an upgrade it did not accept. */
+interface UpgradeAnswer {
+  refused: boolean;
+  /** `HTTP 451: Service unavailable from a restricted location …` */
+  detail: string;
 }
 
 /** A closing handshake gets 1 s, not ws's 30 s default, so stop() and rotation finish promptly. */
@@ -45,6 +63,10 @@ export class TickerConnection {
   private stopped = false;
   private stalled = false;
   private lastError: string | null = null;
+  /** The HTTP answer to the last upgrade, when it was not a 101. */
+  private upgradeAnswer: UpgradeAnswer | null = null;
+  /** Reported 'refused' and not open since: retries do not report 'connecting' in between. */
+  private refused = false;
   private stallTimer: NodeJS.Timeout | undefined;
   private healthyTimer: NodeJS.Timeout | undefined;
   private rotateTimer: NodeJS.Timeout | undefined;
@@ -57,6 +79,8 @@ export class TickerConnection {
     private readonly timing: ConnectionTiming,
     private readonly events: ConnectionEvents,
     private readonly logger: Logger,
+    /** The configured source name, for the logs. */
+    private readonly source: string,
   ) {}
 
   start(): void {
@@ -78,7 +102,8 @@ export class TickerConnection {
   private connect(): void {
     this.stalled = false;
     this.lastError = null;
-    this.events.state('connecting', `connecting to ${this.description}`);
+    this.upgradeAnswer = null;
+    if (!this.refused) this.events.state('connecting', `connecting to ${this.description}`);
     this.socket = this.openSocket();
   }
 
@@ -97,12 +122,38 @@ export class TickerConnection {
     socket.on('ping', () => {
       if (socket === this.socket) this.armStallTimer();
     });
+    socket.on('unexpected-response', (_request, response) => this.onUnexpectedResponse(socket, response));
     socket.on('error', (error) => {
       if (socket === this.socket || socket === this.replacement) this.lastError = error.message;
-      this.logger.debug({ err: error, source: 'binance' }, 'binance websocket error');
+      this.logger.debug({ err: error, source: this.source }, `${this.source} websocket error`);
     });
     socket.on('close', (code, reason) => this.onClose(socket, code, reason.toString()));
     return socket;
+  }
+
+  /** Reads the error body (Binance's `{"code":0,"msg":"…"}`), then drops the attempt. */
+  private onUnexpectedResponse(socket: WebSocket, response: IncomingMessage): void {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const settle = () => {
+      if (settled) return;
+      settled = true;
+      const status = response.statusCode ?? 0;
+      const detail = httpErrorDetail(status, Buffer.concat(chunks).toString('utf8'));
+      if (socket === this.socket || socket === this.replacement) {
+        this.upgradeAnswer = { refused: isRefusal(status), detail };
+      }
+      socket.terminate();
+    };
+    response.on('data', (chunk: Buffer) => {
+      if (size >= MAX_ERROR_BODY_BYTES) return;
+      chunks.push(chunk);
+      size += chunk.length;
+    });
+    response.on('end', settle);
+    response.on('error', settle);
+    response.on('close', settle);
   }
 
   private onOpen(socket: WebSocket): void {
@@ -117,6 +168,7 @@ export class TickerConnection {
       return;
     }
     if (socket !== this.socket) return;
+    this.refused = false;
     this.armOpenTimers();
     this.events.state('open', `connected to ${this.description}`);
   }
@@ -130,8 +182,8 @@ export class TickerConnection {
     if (socket === this.replacement) {
       this.replacement = null;
       this.logger.warn(
-        { source: 'binance', code, error: this.lastError },
-        'binance: replacement connection failed; keeping the current one and retrying later',
+        { source: this.source, code, error: this.upgradeAnswer?.detail ?? this.lastError },
+        `${this.source}: replacement connection failed; keeping the current one and retrying later`,
       );
       this.rotateTimer = setTimeout(() => this.rotate(), this.timing.backoffMaxMs);
       return;
@@ -146,18 +198,25 @@ export class TickerConnection {
       return;
     }
     this.socket = null;
+    if (this.upgradeAnswer?.refused) {
+      this.scheduleReconnect(this.upgradeAnswer.detail, 'refused');
+      return;
+    }
     let why: string;
-    if (this.stalled) why = `stalled (nothing received for ${this.timing.stallMs} ms)`;
+    if (this.upgradeAnswer) why = `connection refused with ${this.upgradeAnswer.detail}`;
+    else if (this.stalled) why = `stalled (nothing received for ${this.timing.stallMs} ms)`;
     else if (code === 1006 && this.lastError) why = `connection failed: ${this.lastError}`;
     else if (code === 1006) why = 'connection dropped abruptly';
     else why = `closed by the server (code ${code}${reason ? `: ${reason}` : ''})`;
     this.scheduleReconnect(why);
   }
 
-  private scheduleReconnect(why: string): void {
-    const delay = fullJitterDelay(this.attempt, this.timing.backoffBaseMs, this.timing.backoffMaxMs);
+  private scheduleReconnect(why: string, state: 'backoff' | 'refused' = 'backoff'): void {
+    const ceiling = state === 'refused' ? this.timing.refusedBackoffMaxMs : this.timing.backoffMaxMs;
+    const delay = fullJitterDelay(this.attempt, this.timing.backoffBaseMs, ceiling);
     this.attempt += 1;
-    this.events.state('backoff', `${why}; reconnecting in ${delay} ms (attempt ${this.attempt})`);
+    this.refused = state === 'refused';
+    this.events.state(state, `${why}; reconnecting in ${delay} ms (attempt ${this.attempt})`);
     this.reconnectTimer = setTimeout(() => this.connect(), delay);
   }
 
@@ -186,8 +245,8 @@ export class TickerConnection {
   private rotate(): void {
     if (this.stopped || this.replacement || !this.socket) return;
     this.logger.info(
-      { source: 'binance' },
-      'binance: opening a replacement connection before the 24 h limit',
+      { source: this.source },
+      `${this.source}: opening a replacement connection before the 24 h limit`,
     );
     this.replacement = this.openSocket();
   }

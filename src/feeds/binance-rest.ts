@@ -7,8 +7,11 @@
 import type { Logger } from '../logger.ts';
 import { parseRestTicker, type TickerResult } from './binance-ticker.ts';
 import { chunk } from './chunk.ts';
+import { httpErrorDetail, isRefusal } from './refusal.ts';
 
 interface RestBootstrapOptions {
+  /** The configured source name, for the logs. */
+  source: string;
   /** Config `NERKH_BINANCE_REST_URL`, e.g. 'https://api.binance.com'. */
   restBaseUrl: string;
   pairs: ReadonlySet<string>;
@@ -19,6 +22,8 @@ interface RestBootstrapOptions {
   logger: Logger;
   /** Each ticker of the answers, validated. */
   onResult(result: TickerResult): void;
+  /** Binance refused us (HTTP 451 or 403): `HTTP 451: <Binance's message>`. The pass ends. */
+  onRefused(detail: string): void;
 }
 
 /** Binance REST: 100+ symbols in one `symbols=[…]` request cost the maximum weight anyway. */
@@ -46,6 +51,10 @@ export async function bootstrapFromRest(options: RestBootstrapOptions): Promise<
       );
     } catch (error) {
       if (signal.aborted) return;
+      if (error instanceof BinanceRestError && isRefusal(error.status)) {
+        options.onRefused(error.message);
+        return;
+      }
       if (error instanceof BinanceRestError && error.status === 200) {
         options.onResult({ kind: 'rejected', reason: 'invalid-json' });
       } else if (error instanceof BinanceRestError && error.code === -1121) {
@@ -53,8 +62,8 @@ export async function bootstrapFromRest(options: RestBootstrapOptions): Promise<
         await bootstrapOneByOne(options, restBase, batch);
       } else {
         logger.warn(
-          { source: 'binance', err: error },
-          'binance: REST bootstrap failed; waiting for stream ticks',
+          { source: options.source, err: error },
+          `${options.source}: REST bootstrap failed; waiting for stream ticks`,
         );
       }
     }
@@ -73,8 +82,8 @@ async function bootstrapOneByOne(
     } catch (error) {
       if (options.signal.aborted) return;
       options.logger.warn(
-        { source: 'binance', pair, err: error },
-        'binance: REST bootstrap failed for a pair',
+        { source: options.source, pair, err: error },
+        `${options.source}: REST bootstrap failed for a pair`,
       );
     }
   }
@@ -100,14 +109,18 @@ async function fetchTickers(
   try {
     body = JSON.parse(text);
   } catch {
-    throw new BinanceRestError(response.status, null, `HTTP ${response.status}: body is not JSON`);
+    // An error page in front of Binance (a CDN's 451, a proxy's 502) is still an error answer.
+    const detail = response.ok
+      ? `HTTP ${response.status}: body is not JSON`
+      : httpErrorDetail(response.status, text);
+    throw new BinanceRestError(response.status, null, detail);
   }
   if (!response.ok) {
-    const { code, msg } = (body ?? {}) as { code?: unknown; msg?: unknown };
+    const { code } = (body ?? {}) as { code?: unknown };
     throw new BinanceRestError(
       response.status,
       typeof code === 'number' ? code : null,
-      `HTTP ${response.status}${typeof msg === 'string' ? `: ${msg}` : ''}`,
+      httpErrorDetail(response.status, text),
     );
   }
   return body;

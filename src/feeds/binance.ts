@@ -9,6 +9,9 @@
  *   of theirs.
  * - With a REST base URL, bootstraps prices once (`binance-rest.ts`); a stream tick wins over a
  *   slower REST answer for the same pair.
+ * - Refused (HTTP 451 or 403, Binance's geo-block) on a stream upgrade or on REST, the state is
+ *   'refused' with Binance's message; the streams keep retrying with backoff capped at
+ *   `refusedBackoffMaxMs` (default 5 min), so the source comes back by itself.
  * - Validates every field it uses; invalid frames are counted through `listener.rejected` and
  *   never published. A price ×1000 is still a valid number and is passed on: judging jumps needs
  *   the last accepted price, so the collector's jump guard (`priceRejection`) rejects it.
@@ -22,10 +25,15 @@ import { guardedListener } from './guarded-listener.ts';
 import type { ConnectionState, Feed, FeedListener, MarketRequest } from './types.ts';
 
 export interface BinanceFeedOptions {
-  /** Config `NERKH_BINANCE_WS_URL`, e.g. 'wss://stream.binance.com:9443'. */
-  wsBaseUrl: string;
-  /** Config `NERKH_BINANCE_REST_URL`; when given, quotes are bootstrapped once from `GET /api/v3/ticker/24hr`. */
-  restBaseUrl?: string;
+  /** The configured source name, e.g. 'binance'. */
+  name: string;
+  /** WebSocket base URL, e.g. 'wss://stream.binance.com:9443' (config `NERKH_BINANCE_WS_URL`). */
+  url: string;
+  /**
+   * REST base URL, e.g. 'https://api.binance.com' (config `NERKH_BINANCE_REST_URL`); when given,
+   * quotes are bootstrapped once from `GET /api/v3/ticker/24hr`.
+   */
+  restUrl?: string;
   /** The coins to follow, each in usdt under its upper-case Binance pair, e.g. `{symbol: 'BTC', currency: 'usdt', market: 'BTCUSDT'}`. */
   markets: readonly MarketRequest[];
   listener: FeedListener;
@@ -36,6 +44,8 @@ export interface BinanceFeedOptions {
   backoffBaseMs?: number;
   /** Default 30 000. */
   backoffMaxMs?: number;
+  /** Ceiling of the backoff while Binance refuses us (HTTP 451/403). Default 300 000 (5 min). */
+  refusedBackoffMaxMs?: number;
   /** Open this long → the connection counts as healthy and the backoff resets. Default 60 000. */
   healthyAfterMs?: number;
   /** Replace each connection after this long, before Binance's 24 h cap. Default 23 h. */
@@ -57,7 +67,7 @@ const STATE_RANK: Record<ConnectionState, number> = {
 };
 
 export class BinanceFeed implements Feed {
-  readonly source = 'binance' as const;
+  readonly source: string;
   private readonly pairs: ReadonlySet<string>;
   /** Catalog symbol of each followed pair. */
   private readonly symbolOf: ReadonlyMap<string, string>;
@@ -74,8 +84,8 @@ export class BinanceFeed implements Feed {
   private stopping: Promise<void> | null = null;
 
   constructor(private readonly options: BinanceFeedOptions) {
-    if (!/^wss?:\/\/\S+$/.test(options.wsBaseUrl))
-      throw new Error(`wsBaseUrl must be ws:// or wss://, got ${options.wsBaseUrl}`);
+    if (!/^wss?:\/\/\S+$/.test(options.url))
+      throw new Error(`url must be ws:// or wss://, got ${options.url}`);
     if (options.markets.length === 0) throw new Error('BinanceFeed needs at least one market');
     const symbolOf = new Map<string, string>();
     for (const { symbol, currency, market } of options.markets) {
@@ -88,12 +98,14 @@ export class BinanceFeed implements Feed {
     }
     this.symbolOf = symbolOf;
     this.pairs = new Set(symbolOf.keys());
+    this.source = options.name;
     this.listener = guardedListener(options.listener, options.logger, this.source);
     this.logger = options.logger;
     this.timing = {
       stallMs: options.stallMs ?? 30_000,
       backoffBaseMs: options.backoffBaseMs ?? 500,
       backoffMaxMs: options.backoffMaxMs ?? 30_000,
+      refusedBackoffMaxMs: options.refusedBackoffMaxMs ?? 300_000,
       healthyAfterMs: options.healthyAfterMs ?? 60_000,
       maxConnectionMs: options.maxConnectionMs ?? 23 * 3_600_000,
     };
@@ -102,7 +114,7 @@ export class BinanceFeed implements Feed {
   start(): void {
     if (this.started) throw new Error('BinanceFeed already started');
     this.started = true;
-    const base = this.options.wsBaseUrl.replace(/\/+$/, '');
+    const base = this.options.url.replace(/\/+$/, '');
     const origin = new URL(base).host;
     const groups = chunk([...this.pairs], this.options.streamsPerConnection ?? 200);
     groups.forEach((group, index) => {
@@ -121,20 +133,23 @@ export class BinanceFeed implements Feed {
           state: (state, detail) => this.onConnectionState(index, state, detail),
         },
         this.logger,
+        this.source,
       );
       this.connections.push(connection);
       connection.start();
     });
-    if (this.options.restBaseUrl) {
+    if (this.options.restUrl) {
       const abort = new AbortController();
       this.bootstrapAbort = abort;
       this.bootstrapRun = bootstrapFromRest({
-        restBaseUrl: this.options.restBaseUrl,
+        source: this.source,
+        restBaseUrl: this.options.restUrl,
         pairs: this.pairs,
         timeoutMs: this.options.restTimeoutMs ?? 5_000,
         signal: abort.signal,
         logger: this.logger,
         onResult: (result) => this.handle(result, 'rest'),
+        onRefused: (detail) => this.onRestRefused(detail),
       });
     }
   }
@@ -168,12 +183,15 @@ export class BinanceFeed implements Feed {
         return;
       }
       case 'rejected':
-        this.logger.debug({ source: 'binance', reason: result.reason, via }, 'binance: rejected ticker data');
-        this.listener.rejected('binance', result.reason);
+        this.logger.debug(
+          { source: this.source, reason: result.reason, via },
+          `${this.source}: rejected ticker data`,
+        );
+        this.listener.rejected(this.source, result.reason);
         return;
       case 'control':
         if (result.error)
-          this.logger.warn({ source: 'binance', error: result.error }, 'binance: error reply');
+          this.logger.warn({ source: this.source, error: result.error }, `${this.source}: error reply`);
         return;
     }
   }
@@ -181,17 +199,28 @@ export class BinanceFeed implements Feed {
   /** The source's state is its worst connection's; the detail names the connection that changed. */
   private onConnectionState(index: number, state: ConnectionState, detail: string): void {
     this.states[index] = state;
-    const worst = this.states.reduce((a, b) => (STATE_RANK[b] > STATE_RANK[a] ? b : a), 'open');
-    this.report(worst, detail);
+    this.report(this.worstState(), detail);
+  }
+
+  private worstState(): ConnectionState {
+    return this.states.reduce((a, b) => (STATE_RANK[b] > STATE_RANK[a] ? b : a), 'open');
+  }
+
+  /**
+   * REST refused us: the streams are on their way to the same answer, unless one is already open
+   * (then the stream, which carries the prices, has the last word).
+   */
+  private onRestRefused(detail: string): void {
+    if (this.worstState() !== 'open') this.report('refused', detail);
   }
 
   private report(state: ConnectionState, detail: string): void {
     const healthy = state === 'open' || state === 'connecting' || state === 'closed';
     (healthy ? this.logger.info : this.logger.warn).call(
       this.logger,
-      { source: 'binance', state },
-      `binance ${state}: ${detail}`,
+      { source: this.source, state },
+      `${this.source} ${state}: ${detail}`,
     );
-    this.listener.connectionState('binance', state, detail);
+    this.listener.connectionState(this.source, state, detail);
   }
 }

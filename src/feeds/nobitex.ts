@@ -1,174 +1,95 @@
 /**
- * Nobitex source adapter: tether's sell rate in toman, polled from
- * `GET /market/stats?srcCurrency=usdt&dstCurrency=rls` (https://apidocs.nobitex.ir, «آمار بازار»).
- * `stats["usdt-rls"].bestSell` is the lowest sell order — what a buyer pays, the side nerkh
- * publishes — quoted in rial; `nobitex-stats.ts` validates it and converts it to toman.
+ * Nobitex source adapter (https://apidocs.nobitex.ir, «آمار بازار»): coins quoted in tether and
+ * in rial, polled from `GET /market/stats?srcCurrency=btc,eth,…&dstCurrency=usdt|rls`; tether's
+ * own toman price is the market `usdt` in rial. `nobitex-stats.ts` validates the body and turns
+ * rial into toman.
  *
- * Nobitex allows 20 requests a minute on this endpoint, so polls are at least 3 s apart and never
- * overlap (the next one is scheduled when the previous has finished). A 429 waits as long as its
- * `Retry-After` says; 5xx answers, timeouts and network errors back off with jitter. Nothing
- * thrown escapes the poll timer.
+ * The documentation gives `srcCurrency` as a comma list (`btc,usdt`) and `dstCurrency` as one
+ * currency (`rls`), so each round makes one request per destination currency it needs. The
+ * endpoint allows 20 requests a minute, so requests are at least 3 s apart by default: a round of
+ * two requests runs at most every 6 s (`http-poll.ts`).
  */
 import type { Logger } from '../logger.ts';
-import { fullJitterDelay, retryAfterMs } from './backoff.ts';
-import { guardedListener } from './guarded-listener.ts';
-import { parseTetherStats } from './nobitex-stats.ts';
-import type { ConnectionState, Feed, FeedListener } from './types.ts';
+import { HttpPoller, type PollRequest } from './http-poll.ts';
+import { type NobitexDst, nobitexDst, parseNobitexStats } from './nobitex-stats.ts';
+import type { Feed, FeedListener, MarketRequest } from './types.ts';
 
 export interface NobitexFeedOptions {
-  /** Config `NERKH_NOBITEX_URL`, e.g. 'https://apiv2.nobitex.ir'. */
-  baseUrl: string;
-  /** Poll interval; raised to `minPollMs` when lower. */
-  pollMs: number;
+  /** The configured source name, e.g. 'nobitex'. */
+  name: string;
+  /** Base URL, e.g. 'https://apiv2.nobitex.ir' (config `NERKH_NOBITEX_URL`). */
+  url: string;
+  /**
+   * What to quote: `market` is Nobitex's lower-case source currency ('btc', 'usdt'); currency
+   * 'usdt' reads the `…-usdt` market, 'toman' the `…-rls` market ÷ 10.
+   */
+  markets: readonly MarketRequest[];
   listener: FeedListener;
   logger: Logger;
+  /** Round interval; raised to `minPollMs` per request when lower. */
+  pollMs: number;
   /** Per request, default 5 000. */
   timeoutMs?: number;
-  /** Floor of `pollMs`. Default 3 000 (20 requests/min); lower it only against a local simulator. */
+  /** Floor per request. Default 3 000 (20 requests/min); lower it only against a local simulator. */
   minPollMs?: number;
   /** Ceiling of the backoff after failures. Default 60 000. */
   backoffMaxMs?: number;
+  /** Extra request headers, already resolved from the environment. */
+  headers?: Readonly<Record<string, string>>;
 }
 
-/** A Retry-After beyond an hour is more likely a broken header than a plan; cap the wait. */
-const MAX_RETRY_AFTER_MS = 3_600_000;
+/** Nobitex currency codes: lower-case letters and digits, and `_` as in `100k_floki`. */
+const CURRENCY = /^[a-z0-9_]{1,30}$/;
 
 export class NobitexFeed implements Feed {
-  readonly source = 'nobitex' as const;
-  private readonly url: string;
-  private readonly host: string;
-  private readonly pollMs: number;
-  private readonly timeoutMs: number;
-  private readonly backoffMaxMs: number;
-  private readonly listener: FeedListener;
-  private readonly logger: Logger;
-  private readonly abort = new AbortController();
-  private timer: NodeJS.Timeout | undefined;
-  private inFlight: Promise<void> | null = null;
-  private attempt = 0;
-  private state: ConnectionState | null = null;
-  private started = false;
-  private stopped = false;
-  private stopping: Promise<void> | null = null;
+  readonly source: string;
+  readonly #poller: HttpPoller;
 
   constructor(options: NobitexFeedOptions) {
-    if (!/^https?:\/\/\S+$/.test(options.baseUrl))
-      throw new Error(`baseUrl must be http(s)://, got ${options.baseUrl}`);
-    const base = options.baseUrl.replace(/\/+$/, '');
-    this.url = `${base}/market/stats?srcCurrency=usdt&dstCurrency=rls`;
-    this.host = new URL(base).host;
-    this.pollMs = Math.max(options.pollMs, options.minPollMs ?? 3_000);
-    this.timeoutMs = options.timeoutMs ?? 5_000;
-    this.backoffMaxMs = Math.max(options.backoffMaxMs ?? 60_000, this.pollMs);
-    this.listener = guardedListener(options.listener, options.logger, this.source);
-    this.logger = options.logger;
+    if (!/^https?:\/\/\S+$/.test(options.url)) throw new Error(`url must be http(s)://, got ${options.url}`);
+    if (options.markets.length === 0) throw new Error(`${options.name}: needs at least one market`);
+    const base = options.url.replace(/\/+$/, '');
+    const byDst = new Map<NobitexDst, MarketRequest[]>();
+    for (const request of options.markets) {
+      if (!CURRENCY.test(request.market)) {
+        throw new Error(
+          `${options.name}: market "${request.market}" must be a lower-case Nobitex currency like btc`,
+        );
+      }
+      const dst = nobitexDst(request.currency);
+      byDst.set(dst, [...(byDst.get(dst) ?? []), request]);
+    }
+    // Rial first: tether's toman price, the factor of every derived toman price, comes soonest.
+    const requests: PollRequest[] = (['rls', 'usdt'] as const).flatMap((dst) => {
+      const markets = byDst.get(dst);
+      if (!markets) return [];
+      const src = [...new Set(markets.map((request) => request.market))].join(',');
+      return [
+        {
+          url: `${base}/market/stats?srcCurrency=${src}&dstCurrency=${dst}`,
+          parse: (text: string, receivedAt: number) => parseNobitexStats(text, markets, dst, receivedAt),
+        },
+      ];
+    });
+    this.source = options.name;
+    this.#poller = new HttpPoller({
+      source: options.name,
+      requests,
+      pollMs: options.pollMs,
+      minPollMs: options.minPollMs ?? 3_000,
+      timeoutMs: options.timeoutMs ?? 5_000,
+      backoffMaxMs: options.backoffMaxMs ?? 60_000,
+      headers: options.headers,
+      listener: options.listener,
+      logger: options.logger,
+    });
   }
 
   start(): void {
-    if (this.started) throw new Error('NobitexFeed already started');
-    this.started = true;
-    this.report('connecting', `polling ${this.host} every ${this.pollMs} ms`);
-    this.schedule(0);
+    this.#poller.start();
   }
 
-  /** Idempotent: every call resolves once the timer and any request in flight are gone. */
   stop(): Promise<void> {
-    this.stopping ??= this.shutdown();
-    return this.stopping;
-  }
-
-  private async shutdown(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    this.abort.abort();
-    await this.inFlight;
-    if (this.started) this.report('closed', 'stopped');
-  }
-
-  private schedule(delayMs: number): void {
-    this.timer = setTimeout(() => {
-      this.inFlight = this.poll().finally(() => {
-        this.inFlight = null;
-      });
-    }, delayMs);
-  }
-
-  private async poll(): Promise<void> {
-    let next: number;
-    try {
-      next = await this.pollOnce();
-    } catch (error) {
-      this.logger.error({ err: error, source: 'nobitex' }, 'nobitex: poll failed unexpectedly');
-      next = this.failed('unexpected error');
-    }
-    if (!this.stopped) this.schedule(next);
-  }
-
-  /** One request; returns the delay before the next. */
-  private async pollOnce(): Promise<number> {
-    let response: Response;
-    let text: string;
-    try {
-      response = await fetch(this.url, {
-        signal: AbortSignal.any([this.abort.signal, AbortSignal.timeout(this.timeoutMs)]),
-        headers: { accept: 'application/json', 'user-agent': 'nerkh (rates service)' },
-      });
-      text = await response.text();
-    } catch (error) {
-      if (this.stopped) return this.pollMs;
-      const timedOut = error instanceof Error && error.name === 'TimeoutError';
-      const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
-      return this.failed(
-        timedOut
-          ? `no answer within ${this.timeoutMs} ms`
-          : `request failed (${error instanceof Error ? error.message : String(error)}${cause})`,
-      );
-    }
-    if (response.status === 429) {
-      const asked = retryAfterMs(response.headers.get('retry-after'));
-      const delay = Math.min(MAX_RETRY_AFTER_MS, Math.max(this.pollMs, asked ?? this.backoffDelay()));
-      this.attempt += 1;
-      this.report('backoff', `rate limited (HTTP 429); next request in ${delay} ms`);
-      return delay;
-    }
-    if (!response.ok) return this.failed(`HTTP ${response.status}`);
-    this.attempt = 0;
-    this.report('open', `polling ${this.host} every ${this.pollMs} ms`);
-    const result = parseTetherStats(text);
-    if (result.kind === 'quote') {
-      this.listener.quote({
-        source: this.source,
-        symbol: 'USDT',
-        currency: 'toman',
-        ask: result.toman,
-        changePct: null,
-        tickTime: Date.now(),
-      });
-    } else {
-      this.logger.debug({ source: 'nobitex', reason: result.reason }, 'nobitex: rejected stats');
-      this.listener.rejected('nobitex', result.reason);
-    }
-    return this.pollMs;
-  }
-
-  /** Never sooner than the poll interval, so retries also stay within Nobitex's rate limit. */
-  private backoffDelay(): number {
-    return this.pollMs + fullJitterDelay(this.attempt, this.pollMs, this.backoffMaxMs - this.pollMs);
-  }
-
-  private failed(why: string): number {
-    const delay = this.backoffDelay();
-    this.attempt += 1;
-    this.report('backoff', `${why}; retrying in ${delay} ms`);
-    return delay;
-  }
-
-  /** Every failure is reported (its detail says when the next try is); a steady state only once. */
-  private report(state: ConnectionState, detail: string): void {
-    if (state === this.state && state !== 'backoff') return;
-    this.state = state;
-    const log = state === 'backoff' ? this.logger.warn.bind(this.logger) : this.logger.info.bind(this.logger);
-    log({ source: 'nobitex', state }, `nobitex ${state}: ${detail}`);
-    this.listener.connectionState('nobitex', state, detail);
+    return this.#poller.stop();
   }
 }

@@ -148,6 +148,16 @@ describe('Collector: prices and as_of', () => {
       url: 'https://rates.example/coins/USDT',
     });
   });
+
+  it('publishes usdt_irt as a whole toman when the source quotes a fraction of one', () => {
+    const { collector, tether } = setup();
+    tether(105_299.4, T0);
+    expect(collector.buildSnapshotDraft().usdt_irt).toBe(105_299);
+    tether(105_299.5, T0 + 1000);
+    const draft = collector.buildSnapshotDraft();
+    expect(draft.usdt_irt).toBe(105_300);
+    expect(rowOf(draft, 'USDT')?.as_of).toBe(iso(T0 + 1000));
+  });
 });
 
 describe('Collector: bad ticks', () => {

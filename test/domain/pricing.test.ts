@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { priceRejection, sellIrtFrom, sellUsdtFromAsk, tomanFromRial } from '../../src/domain/pricing.ts';
+import {
+  priceRejection,
+  sellIrtFrom,
+  sellUsdtFromAsk,
+  tomanFromRial,
+  wholeToman,
+} from '../../src/domain/pricing.ts';
 
 describe('tomanFromRial', () => {
   it('divides rial by ten: Nobitex 1,052,990 rial is 105,299 toman', () => {
@@ -8,12 +14,12 @@ describe('tomanFromRial', () => {
     expect(tomanFromRial(0)).toBe(0);
   });
 
-  it('rounds a rial amount that is not a whole toman to the nearest toman, halves up', () => {
-    expect(tomanFromRial(1_052_994)).toBe(105_299);
-    expect(tomanFromRial(1_052_995)).toBe(105_300);
-    expect(tomanFromRial(1_052_999)).toBe(105_300);
-    expect(tomanFromRial(4)).toBe(0);
-    expect(tomanFromRial(5)).toBe(1);
+  it('keeps the fraction of a toman: a coin worth a few rial is not rounded away', () => {
+    expect(tomanFromRial(1_052_995)).toBe(105_299.5);
+    expect(tomanFromRial(4)).toBe(0.4);
+    expect(tomanFromRial(274)).toBe(27.4);
+    expect(tomanFromRial(27.4)).toBe(2.74);
+    expect(tomanFromRial(0.0003)).toBe(0.00003);
   });
 
   it('stays exact for 7- and 8-digit rial rates', () => {
@@ -21,6 +27,17 @@ describe('tomanFromRial', () => {
       expect(tomanFromRial(rial)).toBe(rial / 10);
       expect(Number.isInteger(tomanFromRial(rial))).toBe(true);
     }
+  });
+});
+
+describe('wholeToman', () => {
+  it('rounds a toman amount that is not whole to the nearest toman, halves up', () => {
+    expect(wholeToman(105_299)).toBe(105_299);
+    expect(wholeToman(105_299.4)).toBe(105_299);
+    expect(wholeToman(105_299.5)).toBe(105_300);
+    expect(wholeToman(105_299.9)).toBe(105_300);
+    expect(wholeToman(0.4)).toBe(0);
+    expect(wholeToman(0.5)).toBe(1);
   });
 });
 

@@ -77,7 +77,8 @@ describe('BinanceFeed', () => {
     sim.setFault('http-429', 'binance');
     const listener = new RecordingListener();
     const feed = binanceFeed({
-      wsBaseUrl: sim.wsBaseUrl,
+      name: 'binance',
+      url: sim.wsBaseUrl,
       markets: usdtMarkets(['BTCUSDT']),
       listener,
       logger: silentLogger,

@@ -8,8 +8,9 @@ describe('BinanceFeed', () => {
     const listener = new RecordingListener();
     const sim = await startSimulator({ seed: 5 });
     const feed = binanceFeed({
-      wsBaseUrl: sim.wsBaseUrl,
-      restBaseUrl: sim.restBaseUrl,
+      name: 'binance',
+      url: sim.wsBaseUrl,
+      restUrl: sim.restBaseUrl,
       markets: usdtMarkets(['BTCUSDT', 'ETHUSDT', 'NOPEUSDT']),
       listener,
       logger: silentLogger,

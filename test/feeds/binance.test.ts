@@ -81,7 +81,8 @@ describe('BinanceFeed', () => {
 
   it('refuses markets that are not upper-case Binance USDT pairs, each asked for once', () => {
     const options = {
-      wsBaseUrl: 'ws://127.0.0.1:1',
+      name: 'binance',
+      url: 'ws://127.0.0.1:1',
       listener: new RecordingListener(),
       logger: silentLogger,
     };

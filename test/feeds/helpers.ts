@@ -66,7 +66,8 @@ export async function openBinanceFeed(
   });
   const listener = new RecordingListener();
   const feed = binanceFeed({
-    wsBaseUrl: sim.wsBaseUrl,
+    name: 'binance',
+    url: sim.wsBaseUrl,
     markets: usdtMarkets(['BTCUSDT', 'ETHUSDT', 'SHIBUSDT']),
     listener,
     logger: silentLogger,

@@ -5,6 +5,8 @@ import { startSimulator } from '../simulator/helpers.ts';
 import { sleep, waitFor } from '../support/wait.ts';
 import { RecordingListener, silentLogger } from './helpers.ts';
 
+const tetherMarket = { symbol: 'USDT', currency: 'toman', market: 'usdt' } as const;
+
 /** A NobitexFeed, stopped when the test ends (not started). */
 function nobitexFeed(options: NobitexFeedOptions): NobitexFeed {
   const feed = new NobitexFeed(options);
@@ -19,7 +21,9 @@ async function setup(
   sim.setUsdtBestSellRial('1052990');
   const listener = new RecordingListener();
   const feed = nobitexFeed({
-    baseUrl: sim.nobitexBaseUrl,
+    name: 'nobitex',
+    url: sim.nobitexBaseUrl,
+    markets: [tetherMarket],
     pollMs: 40,
     minPollMs: 40,
     backoffMaxMs: 100,
@@ -38,7 +42,8 @@ describe('NobitexFeed', () => {
     const before = Date.now();
     const { sim, listener } = await setup();
     const first = listener.quotes[0];
-    expect(first).toMatchObject({ symbol: 'USDT', currency: 'toman', ask: 105299, changePct: null });
+    expect(first).toMatchObject({ symbol: 'USDT', currency: 'toman', ask: 105299 });
+    expect(typeof first?.changePct).toBe('number');
     expect(first?.tickTime).toBeGreaterThanOrEqual(before);
     expect(first?.source).toBe('nobitex');
     expect(listener.statesSeen().slice(0, 2)).toEqual(['connecting', 'open']);
@@ -115,7 +120,14 @@ describe('NobitexFeed', () => {
 
   it('keeps at least 3 s between polls unless told otherwise', () => {
     const listener = new RecordingListener();
-    const feed = nobitexFeed({ baseUrl: 'http://127.0.0.1:1', pollMs: 500, listener, logger: silentLogger });
+    const feed = nobitexFeed({
+      name: 'nobitex',
+      url: 'http://127.0.0.1:1',
+      markets: [tetherMarket],
+      pollMs: 500,
+      listener,
+      logger: silentLogger,
+    });
     feed.start();
     expect(listener.states[0]?.detail).toBe('polling 127.0.0.1:1 every 3000 ms');
   });

@@ -1,0 +1,225 @@
+/**
+ * The poll loop every polled source kind shares (nobitex, wallex, json-http): one or more GET
+ * requests per round, rounds never overlapping (the next is scheduled when the previous has
+ * finished) and never closer than the exchange's rate limit allows.
+ *
+ * - A 429 waits as long as its `Retry-After` says (RFC 9110 §10.2.3).
+ * - 5xx answers, timeouts and network errors back off with full jitter.
+ * - 451 or 403 mean the source refuses us (a geo-block, a banned address): the state becomes
+ *   'refused' at once, so coins it serves fail over without waiting to go stale. Three 5xx or
+ *   unreadable bodies in a row count as a refusal too. The loop keeps trying, backing off, and
+ *   the state returns to 'open' with the next good body.
+ * - Nothing thrown escapes the poll timer; a listener that throws is logged by `guardedListener`.
+ */
+import type { Logger } from '../logger.ts';
+import { fullJitterDelay, retryAfterMs } from './backoff.ts';
+import type { BodyResult } from './body-result.ts';
+import { guardedListener } from './guarded-listener.ts';
+import { httpErrorDetail, isRefusal } from './refusal.ts';
+import type { ConnectionState, FeedListener, SourceName } from './types.ts';
+
+/** One request of a round: where, and how its body becomes quotes. */
+export interface PollRequest {
+  url: string;
+  /** Pure: the body text and the time it arrived (epoch ms) → quotes and rejections. */
+  parse(text: string, receivedAt: number): BodyResult;
+}
+
+export interface HttpPollOptions {
+  /** The configured source name: quotes, rejections and states are reported under it. */
+  source: SourceName;
+  /** Made one after the other, in this order, every round. */
+  requests: readonly PollRequest[];
+  /** Round interval; raised to `minPollMs × requests.length` when lower. */
+  pollMs: number;
+  /** Floor of the interval per request (the exchange's rate limit). */
+  minPollMs: number;
+  /** Per request. */
+  timeoutMs: number;
+  /** Ceiling of the backoff after failures. */
+  backoffMaxMs: number;
+  /** Sent with every request, e.g. an API key header already resolved from the environment. */
+  headers?: Readonly<Record<string, string>>;
+  listener: FeedListener;
+  logger: Logger;
+}
+
+/** A Retry-After beyond an hour is more likely a broken header than a plan; cap the wait. */
+const MAX_RETRY_AFTER_MS = 3_600_000;
+/** This many 5xx answers or unreadable bodies in a row and the source counts as refusing us. */
+const REFUSED_AFTER = 3;
+export class HttpPoller {
+  readonly #options: HttpPollOptions;
+  readonly #listener: FeedListener;
+  readonly #host: string;
+  readonly #pollMs: number;
+  readonly #backoffMaxMs: number;
+  readonly #abort = new AbortController();
+  #timer: NodeJS.Timeout | undefined;
+  #inFlight: Promise<void> | null = null;
+  #attempt = 0;
+  /** 5xx answers and unreadable bodies since the last good body. */
+  #failuresInARow = 0;
+  #state: ConnectionState | null = null;
+  #started = false;
+  #stopped = false;
+  #stopping: Promise<void> | null = null;
+
+  constructor(options: HttpPollOptions) {
+    if (options.requests.length === 0) throw new Error(`${options.source}: nothing to poll`);
+    for (const { url } of options.requests) {
+      if (!/^https?:\/\/\S+$/.test(url))
+        throw new Error(`${options.source}: url must be http(s)://, got ${url}`);
+    }
+    this.#options = options;
+    this.#listener = guardedListener(options.listener, options.logger, options.source);
+    this.#host = new URL(options.requests[0]?.url as string).host;
+    this.#pollMs = Math.max(options.pollMs, options.minPollMs * options.requests.length);
+    this.#backoffMaxMs = Math.max(options.backoffMaxMs, this.#pollMs);
+  }
+
+  start(): void {
+    if (this.#started) throw new Error(`${this.#options.source}: already started`);
+    this.#started = true;
+    this.#report('connecting', this.#pollingDetail());
+    this.#schedule(0);
+  }
+
+  /** Idempotent: every call resolves once the timer and any request in flight are gone. */
+  stop(): Promise<void> {
+    this.#stopping ??= this.#shutdown();
+    return this.#stopping;
+  }
+
+  async #shutdown(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    this.#abort.abort();
+    await this.#inFlight;
+    if (this.#started) this.#report('closed', 'stopped');
+  }
+
+  #pollingDetail(): string {
+    return `polling ${this.#host} every ${this.#pollMs} ms`;
+  }
+
+  #schedule(delayMs: number): void {
+    this.#timer = setTimeout(() => {
+      this.#inFlight = this.#round().finally(() => {
+        this.#inFlight = null;
+      });
+    }, delayMs);
+  }
+
+  async #round(): Promise<void> {
+    let next = this.#pollMs;
+    try {
+      for (const request of this.#options.requests) {
+        const delay = await this.#pollOnce(request);
+        if (delay !== null) {
+          next = delay;
+          break;
+        }
+      }
+    } catch (error) {
+      this.#options.logger.error(
+        { err: error, source: this.#options.source },
+        `${this.#options.source}: poll failed unexpectedly`,
+      );
+      next = this.#failed('backoff', 'unexpected error');
+    }
+    if (!this.#stopped) this.#schedule(next);
+  }
+
+  /** One request: null when it went well, else the delay before the next round. */
+  async #pollOnce(request: PollRequest): Promise<number | null> {
+    const { timeoutMs, headers } = this.#options;
+    let response: Response;
+    let text: string;
+    try {
+      response = await fetch(request.url, {
+        signal: AbortSignal.any([this.#abort.signal, AbortSignal.timeout(timeoutMs)]),
+        headers: { accept: 'application/json', 'user-agent': 'nerkh (rates service)', ...headers },
+      });
+      text = await response.text();
+    } catch (error) {
+      if (this.#stopped) return this.#pollMs;
+      const timedOut = error instanceof Error && error.name === 'TimeoutError';
+      const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
+      return this.#failed(
+        'backoff',
+        timedOut
+          ? `no answer within ${timeoutMs} ms`
+          : `request failed (${error instanceof Error ? error.message : String(error)}${cause})`,
+      );
+    }
+    const receivedAt = Date.now();
+    const { status } = response;
+    if (status === 429) {
+      const asked = retryAfterMs(response.headers.get('retry-after'));
+      const delay = Math.min(MAX_RETRY_AFTER_MS, Math.max(this.#pollMs, asked ?? this.#backoffDelay()));
+      this.#attempt += 1;
+      this.#report('backoff', `rate limited (HTTP 429); next request in ${delay} ms`);
+      return delay;
+    }
+    if (isRefusal(status)) return this.#failed('refused', httpErrorDetail(status, text));
+    if (status >= 500) return this.#failedInARow(`HTTP ${status}`);
+    if (!response.ok) return this.#failed('backoff', `HTTP ${status}`);
+    const result = request.parse(text, receivedAt);
+    if (result.kind === 'unreadable') {
+      this.#reject(result.reason);
+      // One bad body is rejected and the round goes on; only a run of them is a refusal.
+      if (this.#failuresInARow + 1 < REFUSED_AFTER) {
+        this.#failuresInARow += 1;
+        return null;
+      }
+      return this.#failedInARow(`unreadable body (${result.reason})`);
+    }
+    this.#attempt = 0;
+    this.#failuresInARow = 0;
+    this.#report('open', this.#pollingDetail());
+    for (const reason of result.rejected) this.#reject(reason);
+    for (const quote of result.quotes) this.#listener.quote({ ...quote, source: this.#options.source });
+    return null;
+  }
+
+  #reject(reason: string): void {
+    this.#options.logger.debug(
+      { source: this.#options.source, reason },
+      `${this.#options.source}: rejected data`,
+    );
+    this.#listener.rejected(this.#options.source, reason);
+  }
+
+  /** A 5xx or an unreadable body: a backoff, or a refusal when it is the third in a row. */
+  #failedInARow(why: string): number {
+    this.#failuresInARow += 1;
+    if (this.#failuresInARow >= REFUSED_AFTER) {
+      return this.#failed('refused', `${why}, ${this.#failuresInARow} times in a row`);
+    }
+    return this.#failed('backoff', why);
+  }
+
+  /** Never sooner than the poll interval, so retries also stay within the rate limit. */
+  #backoffDelay(): number {
+    return this.#pollMs + fullJitterDelay(this.#attempt, this.#pollMs, this.#backoffMaxMs - this.#pollMs);
+  }
+
+  #failed(state: 'backoff' | 'refused', why: string): number {
+    const delay = this.#backoffDelay();
+    this.#attempt += 1;
+    this.#report(state, `${why}; retrying in ${delay} ms`);
+    return delay;
+  }
+
+  /** Every failure is reported (its detail says when the next try is); a steady state only once. */
+  #report(state: ConnectionState, detail: string): void {
+    if (state === this.#state && state !== 'backoff' && state !== 'refused') return;
+    this.#state = state;
+    const { logger, source } = this.#options;
+    const log =
+      state === 'backoff' || state === 'refused' ? logger.warn.bind(logger) : logger.info.bind(logger);
+    log({ source, state }, `${source} ${state}: ${detail}`);
+    this.#listener.connectionState(source, state, detail);
+  }
+}

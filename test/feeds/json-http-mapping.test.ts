@@ -1,0 +1,400 @@
+import { Value } from 'typebox/value';
+import { describe, expect, it } from 'vitest';
+import {
+  type JsonHttpMapping,
+  JsonHttpMappingSchema,
+  mappingProblems,
+  parseJsonHttp,
+} from '../../src/feeds/json-http-mapping.ts';
+import type { MarketRequest } from '../../src/feeds/types.ts';
+
+const AT = Date.parse('2026-03-01T10:00:00.000Z');
+
+const btcToman: MarketRequest = { symbol: 'BTC', currency: 'toman', market: 'BTC' };
+const ethToman: MarketRequest = { symbol: 'ETH', currency: 'toman', market: 'ETH' };
+const btcUsdt: MarketRequest = { symbol: 'BTC', currency: 'usdt', market: 'BTC' };
+const usdtToman: MarketRequest = { symbol: 'USDT', currency: 'toman', market: 'USDT' };
+
+/** A made-up exchange's panel document: pairs like BTC-TMN in a list under data.markets. */
+const panel = {
+  data: {
+    markets: [
+      {
+        pair: 'BTC-TMN',
+        sell: '10234320000',
+        buy: '10230000000',
+        change24h: 2.15,
+        updated_at: '2026-03-01T09:59:58Z',
+      },
+      {
+        pair: 'ETH-TMN',
+        sell: 356_512_000,
+        buy: 356_000_000,
+        change24h: '-0.8',
+        updated_at: '2026-03-01T09:59:57Z',
+      },
+      {
+        pair: 'BTC-USDT',
+        sell: '97250.12',
+        buy: '97240.00',
+        change24h: 1.1,
+        updated_at: '2026-03-01T09:59:59Z',
+      },
+      { pair: 'USDT-TMN', sell: '105299', buy: '105250', change24h: 0.1, updated_at: '2026-03-01T09:59:50Z' },
+      { pair: 'DOGE-TMN', sell: '34150', buy: '34100', change24h: 3, updated_at: '2026-03-01T09:59:40Z' },
+    ],
+  },
+};
+const panelMapping: JsonHttpMapping = {
+  quotes: 'data.markets',
+  key: 'pair',
+  pair: { separator: '-' },
+  ask: 'sell',
+  change: 'change24h',
+  time: 'updated_at',
+};
+
+function read(document: unknown, mapping: JsonHttpMapping, markets: MarketRequest[]) {
+  return parseJsonHttp(JSON.stringify(document), mapping, markets, AT);
+}
+
+describe('parseJsonHttp: where the quotes are', () => {
+  it('reads a list of pairs split by a separator, with change and time', () => {
+    expect(read(panel, panelMapping, [btcToman, ethToman, btcUsdt, usdtToman])).toEqual({
+      kind: 'read',
+      quotes: [
+        {
+          symbol: 'BTC',
+          currency: 'toman',
+          ask: 10_234_320_000,
+          changePct: 2.15,
+          tickTime: Date.parse('2026-03-01T09:59:58Z'),
+        },
+        {
+          symbol: 'ETH',
+          currency: 'toman',
+          ask: 356_512_000,
+          changePct: -0.8,
+          tickTime: Date.parse('2026-03-01T09:59:57Z'),
+        },
+        {
+          symbol: 'BTC',
+          currency: 'usdt',
+          ask: 97250.12,
+          changePct: 1.1,
+          tickTime: Date.parse('2026-03-01T09:59:59Z'),
+        },
+        {
+          symbol: 'USDT',
+          currency: 'toman',
+          ask: 105_299,
+          changePct: 0.1,
+          tickTime: Date.parse('2026-03-01T09:59:50Z'),
+        },
+      ],
+      rejected: [],
+    });
+  });
+
+  it('reads an object keyed by symbol, in the currency the mapping names, at the document root', () => {
+    const document = { BTC: { ask: '10234320000' }, ETH: { ask: 356_512_000 }, XRP: { ask: '1' } };
+    const result = read(document, { ask: 'ask', currency: 'toman' }, [btcToman, ethToman]);
+    expect(result).toEqual({
+      kind: 'read',
+      quotes: [
+        { symbol: 'BTC', currency: 'toman', ask: 10_234_320_000, changePct: null, tickTime: AT },
+        { symbol: 'ETH', currency: 'toman', ask: 356_512_000, changePct: null, tickTime: AT },
+      ],
+      rejected: [],
+    });
+  });
+
+  it('reads an object keyed by anything, taking the symbol from a field of each value', () => {
+    const document = { result: { '1': { name: 'btc', price: { ask: '97250.12' } } } };
+    const mapping: JsonHttpMapping = { quotes: 'result', key: 'name', ask: 'price.ask', currency: 'usdt' };
+    expect(read(document, mapping, [btcUsdt])).toMatchObject({
+      quotes: [{ symbol: 'BTC', currency: 'usdt', ask: 97250.12 }],
+      rejected: [],
+    });
+  });
+
+  it('reads a list of bare symbols, with array indexes in paths', () => {
+    const document = { data: [[{ s: 'ETH', p: ['356512000'] }]] };
+    const mapping: JsonHttpMapping = { quotes: 'data.0', key: 's', ask: 'p.0', currency: 'toman' };
+    expect(read(document, mapping, [ethToman])).toMatchObject({
+      quotes: [{ symbol: 'ETH', ask: 356_512_000 }],
+    });
+  });
+
+  it('asks for a symbol under the name the document uses', () => {
+    const document = { XBT_IRT: { sell: '10234320000' } };
+    const mapping: JsonHttpMapping = { pair: { separator: '_' }, ask: 'sell' };
+    const xbt: MarketRequest = { symbol: 'BTC', currency: 'toman', market: 'XBT' };
+    expect(read(document, mapping, [xbt])).toMatchObject({
+      quotes: [{ symbol: 'BTC', ask: 10_234_320_000 }],
+    });
+  });
+});
+
+describe('parseJsonHttp: pairs and currencies', () => {
+  it('splits on the last separator, in any case: btc_irt is BTC in toman', () => {
+    const document = {
+      markets: [
+        { m: 'btc_irt', a: '10234320000' },
+        { m: 'wrapped_eth_irt', a: '1' },
+      ],
+    };
+    const mapping: JsonHttpMapping = { quotes: 'markets', key: 'm', pair: { separator: '_' }, ask: 'a' };
+    const weth: MarketRequest = { symbol: 'WETH', currency: 'toman', market: 'wrapped_eth' };
+    expect(read(document, mapping, [btcToman, weth])).toMatchObject({
+      quotes: [
+        { symbol: 'BTC', currency: 'toman', ask: 10_234_320_000 },
+        { symbol: 'WETH', currency: 'toman', ask: 1 },
+      ],
+      rejected: [],
+    });
+  });
+
+  it('splits pairs by their suffix, longest first: BTCTMN, ETHUSDT, DOGEIRR', () => {
+    const document = {
+      BTCTMN: { ask: '10234320000' },
+      ETHUSDT: { ask: '3385.47' },
+      DOGEIRR: { ask: '341500' },
+    };
+    const mapping: JsonHttpMapping = {
+      pair: { suffixes: { TMN: 'toman', USDT: 'usdt', T: 'toman', IRR: 'rial' } },
+      ask: 'ask',
+    };
+    const ethUsdt: MarketRequest = { symbol: 'ETH', currency: 'usdt', market: 'ETH' };
+    const doge: MarketRequest = { symbol: 'DOGE', currency: 'toman', market: 'DOGE' };
+    expect(read(document, mapping, [btcToman, ethUsdt, doge])).toMatchObject({
+      quotes: [
+        { symbol: 'BTC', currency: 'toman', ask: 10_234_320_000 },
+        { symbol: 'ETH', currency: 'usdt', ask: 3385.47 },
+        { symbol: 'DOGE', currency: 'toman', ask: 34_150 },
+      ],
+      rejected: [],
+    });
+  });
+
+  it('knows the usual quote codes when the mapping lists none', () => {
+    const document = { btctmn: { a: '1' }, ethirt: { a: '2' }, dogerls: { a: '30' }, solusdt: { a: '4' } };
+    const markets: MarketRequest[] = [
+      btcToman,
+      ethToman,
+      { symbol: 'DOGE', currency: 'toman', market: 'DOGE' },
+      { symbol: 'SOL', currency: 'usdt', market: 'SOL' },
+    ];
+    expect(read(document, { pair: {}, ask: 'a' }, markets)).toMatchObject({
+      quotes: [
+        { ask: 1 },
+        { ask: 2 },
+        { symbol: 'DOGE', ask: 3 },
+        { symbol: 'SOL', currency: 'usdt', ask: 4 },
+      ],
+      rejected: [],
+    });
+  });
+
+  it('turns rial into toman exactly: ÷ 10, fractions kept', () => {
+    const document = { BTC: { ask: '102343200005' }, SHIB: { ask: 27.4 } };
+    const shib: MarketRequest = { symbol: 'SHIB', currency: 'toman', market: 'SHIB' };
+    expect(read(document, { ask: 'ask', currency: 'rial' }, [btcToman, shib])).toMatchObject({
+      quotes: [
+        { symbol: 'BTC', currency: 'toman', ask: 10_234_320_000.5 },
+        { symbol: 'SHIB', currency: 'toman', ask: 2.74 },
+      ],
+    });
+  });
+
+  it('ignores markets nobody asked for and markets in other currencies', () => {
+    const document = {
+      markets: [
+        { p: 'BTC-EUR', a: '1' },
+        { p: 'BTC', a: '2' },
+        { p: 'ETH-TMN', a: '3' },
+      ],
+    };
+    const mapping: JsonHttpMapping = { quotes: 'markets', key: 'p', pair: { separator: '-' }, ask: 'a' };
+    expect(read(document, mapping, [ethToman])).toEqual({
+      kind: 'read',
+      quotes: [{ symbol: 'ETH', currency: 'toman', ask: 3, changePct: null, tickTime: AT }],
+      rejected: [],
+    });
+  });
+
+  it('takes the first entry when a document lists a market twice', () => {
+    const document = [
+      { s: 'BTC', a: '1' },
+      { s: 'btc', a: '2' },
+    ];
+    expect(read(document, { key: 's', ask: 'a', currency: 'toman' }, [btcToman])).toMatchObject({
+      quotes: [{ ask: 1 }],
+    });
+  });
+});
+
+describe('parseJsonHttp: numbers and times', () => {
+  const one = (entry: Record<string, unknown>, extra: Partial<JsonHttpMapping> = {}) =>
+    read({ BTC: entry }, { ask: 'ask', change: 'ch', time: 't', currency: 'toman', ...extra }, [btcToman]);
+
+  it.each([
+    ['a JSON number', 10_234_320_000.5, 10_234_320_000.5],
+    ['a numeric string', '10234320000.5', 10_234_320_000.5],
+    ['an exponent', '1.02343200005e10', 10_234_320_000.5],
+  ])('reads the ask from %s', (_what, ask, expected) => {
+    expect(one({ ask, t: AT })).toMatchObject({ quotes: [{ ask: expected }] });
+  });
+
+  it.each([
+    ['epoch seconds', 1_772_359_198, Date.parse('2026-03-01T09:59:58Z')],
+    ['epoch seconds as a string', '1772359198', Date.parse('2026-03-01T09:59:58Z')],
+    ['epoch seconds with a fraction', 1_772_359_198.25, Date.parse('2026-03-01T09:59:58.250Z')],
+    ['epoch milliseconds', 1_772_359_198_123, 1_772_359_198_123],
+    ['ISO 8601 in UTC', '2026-03-01T09:59:58.123Z', Date.parse('2026-03-01T09:59:58.123Z')],
+    ['ISO 8601 with an offset', '2026-03-01T13:29:58+03:30', Date.parse('2026-03-01T09:59:58Z')],
+    ['ISO 8601 with a space', '2026-03-01 09:59:58Z', Date.parse('2026-03-01T09:59:58Z')],
+  ])('reads the time from %s', (_what, t, expected) => {
+    expect(one({ ask: '1', t })).toMatchObject({ quotes: [{ tickTime: expected }] });
+  });
+
+  it('reads the change from a number or a numeric string, and null as none', () => {
+    expect(one({ ask: '1', ch: -1.25, t: AT })).toMatchObject({ quotes: [{ changePct: -1.25 }] });
+    expect(one({ ask: '1', ch: '3.5', t: AT })).toMatchObject({ quotes: [{ changePct: 3.5 }] });
+    expect(one({ ask: '1', ch: null, t: AT })).toMatchObject({ quotes: [{ changePct: null }] });
+  });
+
+  it('uses the receive time when the mapping names no time field', () => {
+    expect(read({ BTC: { ask: '1' } }, { ask: 'ask', currency: 'toman' }, [btcToman])).toMatchObject({
+      quotes: [{ tickTime: AT }],
+    });
+  });
+});
+
+describe('parseJsonHttp: what it rejects', () => {
+  it.each([
+    ['no ask', { t: AT }, 'ask-missing'],
+    ['a null ask', { ask: null, t: AT }, 'ask-missing'],
+    ['a word for an ask', { ask: 'soon', t: AT }, 'ask-not-a-number'],
+    ['an empty ask', { ask: '', t: AT }, 'ask-not-a-number'],
+    ['a hexadecimal ask', { ask: '0x10', t: AT }, 'ask-not-a-number'],
+    ['an ask of Infinity', { ask: 'Infinity', t: AT }, 'ask-not-a-number'],
+    ['an ask that is an object', { ask: { value: 1 }, t: AT }, 'ask-not-a-number'],
+    ['a zero ask', { ask: '0', t: AT }, 'ask-not-positive'],
+    ['a negative ask', { ask: -5, t: AT }, 'ask-not-positive'],
+    ['a word for a change', { ask: '1', ch: 'up', t: AT }, 'invalid-change'],
+    ['no time', { ask: '1' }, 'time-missing'],
+    ['a time without a zone', { ask: '1', t: '2026-03-01T09:59:58' }, 'invalid-time'],
+    ['a word for a time', { ask: '1', t: 'yesterday' }, 'invalid-time'],
+    ['a negative time', { ask: '1', t: -1 }, 'invalid-time'],
+  ])('rejects %s', (_what, entry, reason) => {
+    const mapping: JsonHttpMapping = { ask: 'ask', change: 'ch', time: 't', currency: 'toman' };
+    expect(read({ BTC: entry }, mapping, [btcToman])).toEqual({
+      kind: 'read',
+      quotes: [],
+      rejected: [reason],
+    });
+  });
+
+  it('rejects a requested market the document does not list, and an entry without its key', () => {
+    const document = { markets: [{ pair: 'BTC-TMN', sell: '1' }, { sell: '2' }] };
+    const mapping: JsonHttpMapping = {
+      quotes: 'markets',
+      key: 'pair',
+      pair: { separator: '-' },
+      ask: 'sell',
+    };
+    expect(read(document, mapping, [btcToman, ethToman])).toMatchObject({
+      quotes: [{ symbol: 'BTC' }],
+      rejected: ['key-missing', 'market-missing'],
+    });
+  });
+
+  it.each([
+    ['a body that is not JSON', '{"data":', { quotes: 'data', ask: 'a', currency: 'toman' }, 'invalid-json'],
+    [
+      'quotes that are not there',
+      '{"data":{}}',
+      { quotes: 'data.markets', ask: 'a', currency: 'toman' },
+      'quotes-missing',
+    ],
+    [
+      'quotes that are a number',
+      '{"data":5}',
+      { quotes: 'data', ask: 'a', currency: 'toman' },
+      'quotes-missing',
+    ],
+    ['a list without a key', '[{"a":"1"}]', { ask: 'a', currency: 'toman' }, 'quotes-are-a-list-but-no-key'],
+  ] as const)('finds %s unreadable', (_what, text, mapping, reason) => {
+    expect(parseJsonHttp(text, mapping, [btcToman], AT)).toEqual({ kind: 'unreadable', reason });
+  });
+});
+
+describe('parseJsonHttp: a mapping is data, never code', () => {
+  it('looks up own properties only: prototype paths find nothing', () => {
+    const document = { BTC: { ask: '1' } };
+    for (const ask of ['constructor', 'toString', '__proto__', 'constructor.prototype', 'ask.length']) {
+      expect(read(document, { ask, currency: 'toman' }, [btcToman])).toEqual({
+        kind: 'read',
+        quotes: [],
+        rejected: ['ask-missing'],
+      });
+    }
+    expect(read(document, { quotes: '__proto__', ask: 'ask', currency: 'toman' }, [btcToman])).toEqual({
+      kind: 'unreadable',
+      reason: 'quotes-missing',
+    });
+  });
+
+  it('reads a "__proto__" key as plain data and pollutes nothing', () => {
+    const text = '{"__proto__":{"polluted":"yes","ask":"7"},"BTC":{"ask":"1"}}';
+    const proto: MarketRequest = { symbol: 'PROTO', currency: 'toman', market: '__PROTO__' };
+    expect(parseJsonHttp(text, { ask: 'ask', currency: 'toman' }, [btcToman, proto], AT)).toMatchObject({
+      quotes: [
+        { symbol: 'BTC', ask: 1 },
+        { symbol: 'PROTO', ask: 7 },
+      ],
+      rejected: [],
+    });
+    const yes: MarketRequest = { symbol: 'YES', currency: 'toman', market: 'YES' };
+    const mapping: JsonHttpMapping = { quotes: '__proto__', key: 'polluted', ask: 'ask', currency: 'toman' };
+    const nested = '{"__proto__":{"x":{"polluted":"yes","ask":"7"}}}';
+    expect(parseJsonHttp(nested, mapping, [yes], AT)).toMatchObject({ quotes: [{ symbol: 'YES', ask: 7 }] });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('has a schema that accepts only the mapping fields, as plain strings', () => {
+    expect(Value.Check(JsonHttpMappingSchema, panelMapping)).toBe(true);
+    expect(Value.Check(JsonHttpMappingSchema, { ask: 'sell', currency: 'toman' })).toBe(true);
+    expect(
+      Value.Check(JsonHttpMappingSchema, { ask: 'sell', pair: { suffixes: { TMN: 'toman', IRR: 'rial' } } }),
+    ).toBe(true);
+    for (const bad of [
+      { currency: 'toman' },
+      { ask: 'a..b', currency: 'toman' },
+      { ask: '', currency: 'toman' },
+      { ask: 'sell', currency: 'eur' },
+      { ask: 'sell', currency: 'toman', script: 'process.exit()' },
+      { ask: 'sell', pair: { separator: '' } },
+      { ask: 'sell', pair: { suffixes: {} } },
+      { ask: 'sell', pair: { suffixes: { 'T-M': 'toman' } } },
+      { ask: 'sell', pair: { regex: '(.*)TMN' } },
+      { ask: { $function: 'x' }, currency: 'toman' },
+    ]) {
+      expect(Value.Check(JsonHttpMappingSchema, bad), JSON.stringify(bad)).toBe(false);
+    }
+  });
+});
+
+describe('mappingProblems', () => {
+  it('asks for the currency when no pair says it, and for one of the two when both do', () => {
+    expect(mappingProblems({ ask: 'sell', currency: 'toman' })).toEqual([]);
+    expect(mappingProblems({ ask: 'sell', pair: { separator: '-' } })).toEqual([]);
+    expect(mappingProblems({ ask: 'sell' })).toEqual([
+      { pointer: '', message: 'needs `currency` (usdt, toman or rial) or a `pair` that says it' },
+    ]);
+    expect(mappingProblems({ ask: 'sell', pair: {}, currency: 'toman' })).toEqual([
+      { pointer: '/currency', message: 'the pair says the currency; remove `currency` or `pair`' },
+    ]);
+  });
+});
