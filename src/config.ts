@@ -37,7 +37,8 @@ export const ConfigSchema = Type.Object({
   NERKH_NOBITEX_POLL_SECONDS: Type.Number({ minimum: 3, maximum: 3600, default: 10 }),
   NERKH_CATALOG: Type.Optional(Type.String({ minLength: 1 })),
   NERKH_COIN_URL_TEMPLATE: Type.Optional(Type.String({ pattern: '\\{symbol\\}' })),
-  NERKH_SOURCE_LABEL: Type.String({ minLength: 1, default: 'binance+nobitex' }),
+  /** `source` of the rates response; unset, it names the sources that priced the snapshot (`binance+nobitex`). */
+  NERKH_SOURCE_LABEL: Type.Optional(Type.String({ minLength: 1 })),
   NERKH_DISCLAIMER: Type.String({
     minLength: 1,
     default:

@@ -5,6 +5,8 @@ import { type AppDeps, buildApp, type NerkhApp } from './http/app.ts';
 import { listen } from './http/server.ts';
 import { type Limiters, openLimiter } from './limiter/open-limiter.ts';
 import type { Logger } from './logger.ts';
+import { loadSources } from './sources/load-sources.ts';
+import type { SourcesSetup } from './sources/sources-setup.ts';
 import { type OpenedStore, openStore } from './store/open-store.ts';
 
 /**
@@ -22,6 +24,8 @@ interface ServiceOptions {
   role: Role;
   /** Collector timings (the demo shortens the first commit's grace period). */
   tuning?: PipelineTuning;
+  /** The collector's sources; default NERKH_SOURCES_FILE's, or the built-in set-up (the demo passes its own). */
+  sources?: SourcesSetup;
 }
 
 export interface RunningService {
@@ -56,8 +60,11 @@ export async function startService({
   logger,
   role,
   tuning,
+  sources,
 }: ServiceOptions): Promise<RunningService> {
   const catalog = role === 'api' ? null : loadCatalog(config.NERKH_CATALOG);
+  // A sources file with mistakes stops start-up before anything is opened, each mistake listed.
+  const collectorSources = catalog === null ? null : (sources ?? loadSources(config, catalog));
   const store = await openStore(config);
   logger.info({ role, db: store.location }, 'store opened');
   let limiters: Limiters | null = null;
@@ -72,10 +79,11 @@ export async function startService({
   try {
     // Only the API limits requests: a collector has no use for the limiter's backend.
     if (role !== 'collector') limiters = await openLimiter(config, logger);
-    if (catalog !== null) {
+    if (catalog !== null && collectorSources !== null) {
       pipeline = await startPipeline({
         config,
         catalog,
+        sources: collectorSources,
         store: store.snapshots,
         logger,
         ...(tuning ? { tuning } : {}),

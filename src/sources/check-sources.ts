@@ -1,3 +1,4 @@
+import { mappingProblems } from '../feeds/json-http-mapping.ts';
 import { type Problem, pointerTo } from './problem.ts';
 import type { SourcesFile } from './sources-schema.ts';
 import {
@@ -51,11 +52,8 @@ export function checkSources(file: SourcesFile, { catalogSymbols, env }: CheckCo
       for (const [header, variable] of Object.entries(source.headers_env ?? {})) {
         variables.push([['headers_env', header], variable]);
       }
-      if (source.mapping.pair === undefined && source.mapping.currency === undefined) {
-        problems.push({
-          pointer: pointerTo('sources', index, 'mapping'),
-          message: 'needs "currency" (usdt, toman or rial): without "pair" the quotes do not say it',
-        });
+      for (const problem of mappingProblems(source.mapping)) {
+        problems.push({ ...problem, pointer: pointerTo('sources', index, 'mapping') + problem.pointer });
       }
     }
     for (const [path, variable] of variables) {

@@ -1,4 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
+import { JsonHttpMappingSchema } from '../feeds/json-http-mapping.ts';
 
 /**
  * The shape of the sources file (docs/sources.md), one TypeBox schema per source kind. Field
@@ -74,47 +75,10 @@ const WallexSource = Type.Object(
     ...common,
     kind: Type.Literal('wallex'),
     url: HttpUrl,
-    poll_seconds: Type.Optional(PollSeconds(1)),
+    // The adapter asks Wallex at most every 3 s, as it does Nobitex.
+    poll_seconds: Type.Optional(PollSeconds(3)),
     /** Sent as `x-api-key`; the markets document needs none, a key raises the rate limit. */
     api_key_env: Type.Optional(EnvName),
-  },
-  { additionalProperties: false },
-);
-
-const DotPath = Type.String({
-  pattern: '^[^.\\s]+(\\.[^.\\s]+)*$',
-  description: 'a dot path such as data.markets or sell',
-});
-const CurrencyOfDocument = Type.Union([Type.Literal('usdt'), Type.Literal('toman'), Type.Literal('rial')]);
-
-export const JsonHttpMapping = Type.Object(
-  {
-    /** Where the quotes are: an array of objects, or an object keyed by symbol or pair. */
-    quotes: DotPath,
-    /** Field of a quote holding the symbol or pair; omitted when `quotes` is keyed by it. */
-    key: Type.Optional(DotPath),
-    /** How a pair splits into symbol and quote currency; omitted when the key is a bare symbol. */
-    pair: Type.Optional(
-      Type.Union([
-        Type.Object(
-          { separator: Type.String({ minLength: 1, maxLength: 3 }) },
-          { additionalProperties: false },
-        ),
-        Type.Object(
-          {
-            suffixes: Type.Record(Type.String(), CurrencyOfDocument, {
-              propertyNames: Type.String({ pattern: '^[A-Za-z]{2,10}$', description: 'letters only' }),
-              minProperties: 1,
-            }),
-          },
-          { additionalProperties: false },
-        ),
-      ]),
-    ),
-    ask: DotPath,
-    change: Type.Optional(DotPath),
-    time: Type.Optional(DotPath),
-    currency: Type.Optional(CurrencyOfDocument),
   },
   { additionalProperties: false },
 );
@@ -134,7 +98,7 @@ const JsonHttpSource = Type.Object(
         }),
       }),
     ),
-    mapping: JsonHttpMapping,
+    mapping: JsonHttpMappingSchema,
   },
   { additionalProperties: false },
 );

@@ -1,7 +1,5 @@
+import type { QuoteCurrency } from '../feeds/types.ts';
 import type { SourceEntry } from './sources-schema.ts';
-
-/** Currency a source quotes a coin in, after unit conversion (rial becomes toman at the feed). */
-export type QuoteCurrency = 'usdt' | 'toman';
 
 /** A source as the file declares it, with the secrets it names read from the environment. */
 export type ConfiguredSource = SourceEntry & {
@@ -57,9 +55,10 @@ export function currenciesOf(source: SourceEntry): readonly QuoteCurrency[] {
       return ['usdt', 'toman'];
     case 'json-http': {
       const { mapping } = source;
+      // A pair without suffixes of its own is read with the usual codes, tether and toman among them.
       const named = mapping.currency
         ? [mapping.currency]
-        : mapping.pair && 'suffixes' in mapping.pair
+        : mapping.pair?.suffixes
           ? Object.values(mapping.pair.suffixes)
           : ['usdt', 'toman'];
       return (['usdt', 'toman'] as const).filter((currency) =>

@@ -4,6 +4,7 @@ import { loadConfig } from '../../src/config.ts';
 import { parseCatalog } from '../../src/domain/catalog.ts';
 import type { Snapshot, SnapshotDraft } from '../../src/domain/rates.ts';
 import { createLogger } from '../../src/logger.ts';
+import { builtInSources } from '../../src/sources/default-sources.ts';
 import { MemorySnapshotStore } from '../../src/store/memory/snapshot-store.ts';
 import { FakeTime, settle } from './fake-time.ts';
 
@@ -28,6 +29,7 @@ function setup(env: Record<string, string> = {}, options: Partial<CollectorOptio
   const collector = new Collector({
     catalog,
     config,
+    sources: builtInSources(config),
     store,
     logger: createLogger('silent'),
     clock: time.clock,
@@ -218,27 +220,28 @@ describe('Collector: bad ticks', () => {
 });
 
 describe('Collector: sources', () => {
-  it('lists the sources it is given before they connect, and counts a quote against the source that sent it', () => {
-    const { collector } = setup({}, { sources: ['binance', 'nobitex'] });
+  it('lists the configured sources before they connect, and refuses a quote no route asks for, against its source', () => {
+    const { collector } = setup();
     expect(collector.status().sources).toMatchObject([
-      { source: 'binance', state: 'down', detail: 'not connected yet', last_message_at: null },
-      { source: 'nobitex', state: 'down', detail: 'not connected yet', last_message_at: null },
+      { source: 'binance', state: 'down', detail: 'not connected yet', last_message_at: null, coins: 0 },
+      { source: 'nobitex', state: 'down', detail: 'not connected yet', last_message_at: null, coins: 0 },
     ]);
 
     const quote = { currency: 'usdt', changePct: null, tickTime: T0 } as const;
     collector.quote({ ...quote, symbol: 'BTC', ask: 64_000, source: 'wallex' });
-    collector.quote({ ...quote, symbol: 'XYZ', ask: 1, source: 'wallex' });
-    // A coin's toman price has no route in the collector yet.
-    collector.quote({ ...quote, symbol: 'ETH', currency: 'toman', ask: 310_000_000, source: 'wallex' });
-    collector.quote({ ...quote, symbol: 'USDT', currency: 'toman', ask: -1, source: 'bitpin' });
+    // The built-in routes ask Binance for coins in tether only, and Nobitex for tether in toman.
+    collector.quote({ ...quote, symbol: 'ETH', currency: 'toman', ask: 310_000_000, source: 'binance' });
+    collector.quote({ ...quote, symbol: 'BTC', ask: 64_000, source: 'nobitex' });
+    collector.quote({ ...quote, symbol: 'XYZ', ask: 1, source: 'binance' });
+    collector.quote({ ...quote, symbol: 'USDT', currency: 'toman', ask: -1, source: 'nobitex' });
     expect(collector.rejectedCounts()).toEqual({
-      binance: {},
-      nobitex: {},
-      wallex: { unrouted: 2 },
-      bitpin: { 'not-positive': 1 },
+      binance: { unrouted: 2 },
+      nobitex: { unrouted: 1, 'not-positive': 1 },
+      wallex: { unrouted: 1 },
     });
+    expect(collector.buildSnapshotDraft().rates).toEqual([]);
     const wallex = collector.status().sources.find((s) => s.source === 'wallex');
-    expect(wallex).toMatchObject({ last_message_at: iso(T0), rejected: 2 });
+    expect(wallex).toMatchObject({ last_message_at: null, rejected: 1, coins: 0 });
   });
 });
 
@@ -362,6 +365,7 @@ describe('Collector: commits', () => {
     const gated = new Collector({
       catalog,
       config: loadConfig({}),
+      sources: builtInSources(loadConfig({})),
       store: {
         commitSnapshot: async (draft) => {
           await gate;

@@ -9,6 +9,7 @@ import type { RateRow, Snapshot } from '../../src/domain/rates.ts';
 import type { SourceName } from '../../src/feeds/types.ts';
 import { createLogger } from '../../src/logger.ts';
 import { ExchangeSimulator } from '../../src/simulator/exchange-simulator.ts';
+import { builtInSources } from '../../src/sources/default-sources.ts';
 import { type OpenedStore, openStore } from '../../src/store/open-store.ts';
 
 /** End to end over real sockets: simulator → Binance/Nobitex adapters → collector → SQLite. */
@@ -69,6 +70,7 @@ async function startRig(options: { usdtRialStart?: number; dataDir?: string; sim
   const pipeline = await startPipeline({
     config,
     catalog,
+    sources: builtInSources(config),
     store: store.snapshots,
     logger,
     tuning: {
@@ -76,10 +78,10 @@ async function startRig(options: { usdtRialStart?: number; dataDir?: string; sim
       statusIntervalMs: 100,
       firstCommitGraceMs: 600,
       sourceStaleMs: 2000,
-      nobitexPollMs: 40,
-      nobitexMinPollMs: 40,
-      nobitexTimeoutMs: 250,
-      nobitexBackoffMaxMs: 150,
+      pollMs: 40,
+      minPollMs: 40,
+      pollTimeoutMs: 250,
+      pollBackoffMaxMs: 150,
       binanceStallMs: 400,
       backoffBaseMs: 20,
       backoffMaxMs: 150,

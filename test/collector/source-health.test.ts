@@ -34,6 +34,7 @@ describe('SourceHealthRegistry: which sources it lists', () => {
         last_message_at: null,
         rejected: 0,
         reconnects: 0,
+        coins: 0,
       })),
     );
     expect(registry.rejectedCounts()).toEqual({ wallex: {}, binance: {}, nobitex: {} });

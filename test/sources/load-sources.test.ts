@@ -199,7 +199,7 @@ failover: { stale_seconds: 0 }
       'sources.yaml:4:10: /sources/0/url: must be a ws:// or wss:// URL without credentials in it',
       'sources.yaml:5:5: /sources/0/poll_seconds: unknown field "poll_seconds"; the fields here are: name, symbols, kind, url, rest_url',
       'sources.yaml:7:11: /sources/1/kind: must be one of "binance", "nobitex", "wallex", "json-http"',
-      'sources.yaml:11:19: /sources/2/poll_seconds: must be >= 1',
+      'sources.yaml:11:19: /sources/2/poll_seconds: must be >= 3',
       'sources.yaml:12:18: /sources/2/api_key_env: must be the NAME of an environment variable (upper case, digits, "_") that holds the secret, never the secret itself',
       'sources.yaml:14:31: /routes/default/tomans: unknown field "tomans"; the fields here are: usdt, toman',
       'sources.yaml:16:5: /routes/coins/btc: "btc" is not a valid key here: it must be a catalog symbol in upper case, e.g. BTC',
@@ -232,7 +232,7 @@ failover: { stale_seconds: 10 }
     expect(problemsOf(text)).toEqual([
       'sources.yaml:4:13: /sources/2/name: "nobitex" already names the source at /sources/1; names must be unique',
       'sources.yaml:5:91: /sources/3/headers_env/X-Key: environment variable PANEL_KEY is not set (the file names it; its value is the secret)',
-      'sources.yaml:5:104: /sources/3/mapping: needs "currency" (usdt, toman or rial): without "pair" the quotes do not say it',
+      'sources.yaml:5:104: /sources/3/mapping: needs `currency` (usdt, toman or rial) or a `pair` that says it',
       'sources.yaml:6:5: /sources/4: "spare" is in no route, so it would never be asked for a price; name it in routes or remove it',
       'sources.yaml:6:77: /sources/4/api_key_env: environment variable SPARE_KEY is not set (the file names it; its value is the secret)',
       'sources.yaml:6:99: /sources/4/symbols/XBT: XBT is not in the catalog',

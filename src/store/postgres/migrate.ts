@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { initialSchema } from './migrations/0001-initial-schema.ts';
+import { snapshotSource } from './migrations/0002-snapshot-source.ts';
 import { reasonOf } from './pool.ts';
 
 export interface Migration {
@@ -10,7 +11,7 @@ export interface Migration {
 }
 
 /** Append-only: each entry is applied once, in order. Never edit a released entry; add a new one. */
-const schemaMigrations: readonly Migration[] = [initialSchema];
+const schemaMigrations: readonly Migration[] = [initialSchema, snapshotSource];
 
 /**
  * The advisory lock migrators take, as PostgreSQL's two-key form: nerkh's namespace (the bytes

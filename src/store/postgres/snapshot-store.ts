@@ -7,6 +7,7 @@ interface SnapshotRow {
   /** bigint columns arrive as strings (they may exceed 2^53); ours never do. */
   id: string;
   updated_at: Date;
+  source: string;
   usdt_irt: string | null;
   rates: RateRow[];
 }
@@ -14,23 +15,23 @@ interface SnapshotRow {
 /**
  * One statement inserts the snapshot and prunes beyond the retention bound, so both become
  * visible together or not at all. The statement's queries do not see the row it inserts: keeping
- * the newest `retention - 1` older rows ($4) leaves `retention` in all. Pruning goes by rank, not
+ * the newest `retention - 1` older rows ($5) leaves `retention` in all. Pruning goes by rank, not
  * by `id - retention`, because identity values have gaps (a rolled-back insert still uses one).
  */
 const commit = {
   name: 'nerkh-commit-snapshot',
   text: `WITH inserted AS (
-           INSERT INTO snapshots (updated_at, usdt_irt, rates) VALUES ($1, $2, $3) RETURNING id
+           INSERT INTO snapshots (updated_at, source, usdt_irt, rates) VALUES ($1, $2, $3, $4) RETURNING id
          ), pruned AS (
            DELETE FROM snapshots
-           WHERE id <= (SELECT id FROM snapshots ORDER BY id DESC OFFSET $4 LIMIT 1)
+           WHERE id <= (SELECT id FROM snapshots ORDER BY id DESC OFFSET $5 LIMIT 1)
          )
          SELECT id FROM inserted`,
 };
 // Named statements are parsed and planned once per connection: these run on every poll and read.
 const latest = {
   name: 'nerkh-latest-snapshot',
-  text: 'SELECT id, updated_at, usdt_irt, rates FROM snapshots ORDER BY id DESC LIMIT 1',
+  text: 'SELECT id, updated_at, source, usdt_irt, rates FROM snapshots ORDER BY id DESC LIMIT 1',
 };
 const latestId = {
   name: 'nerkh-latest-snapshot-id',
@@ -46,7 +47,13 @@ export class PostgresSnapshotStore implements SnapshotStore, CollectorStatusStor
   async commitSnapshot(draft: SnapshotDraft): Promise<Snapshot> {
     const { rows } = await this.pool.query<{ id: string }>({
       ...commit,
-      values: [draft.updated_at, draft.usdt_irt, JSON.stringify(draft.rates), this.retention - 1],
+      values: [
+        draft.updated_at,
+        draft.source,
+        draft.usdt_irt,
+        JSON.stringify(draft.rates),
+        this.retention - 1,
+      ],
     });
     return { id: Number(rows[0]?.id), ...draft };
   }
@@ -57,6 +64,7 @@ export class PostgresSnapshotStore implements SnapshotStore, CollectorStatusStor
     return {
       id: Number(row.id),
       updated_at: row.updated_at.toISOString(),
+      source: row.source,
       usdt_irt: row.usdt_irt === null ? null : Number(row.usdt_irt),
       rates: row.rates,
     };
