@@ -45,8 +45,9 @@ export class Route {
   }
 
   /**
-   * Picks the serving source at clock time `now`; returns the move when the coin changed from a
-   * source that had served it live (not its first pick, nor leaving a price restored at start).
+   * Picks the serving source at clock time `now`; returns the move when the coin left a source that
+   * had served it live for a reason to log (not its first pick, nor leaving a price restored at
+   * start, nor making way for an earlier source that had only not quoted it yet).
    */
   select(now: number, { staleMs, returnAfterMs }: RouteTiming): RouteMove | null {
     const series = this.series;
@@ -55,7 +56,12 @@ export class Route {
       for (let index = 0; index < this.#active; index++) {
         const earlier = series[index] as SourceSeries;
         if (!earlier.usable(now, staleMs)) continue;
-        if (earlier.mustProveItself() && now - earlier.usableSince() < returnAfterMs) continue;
+        if (!earlier.mustProveItself()) {
+          // It never failed the coin, it had only not quoted it yet (as at start-up): no return to log.
+          this.#active = index;
+          return null;
+        }
+        if (now - earlier.usableSince() < returnAfterMs) continue;
         return this.#moveTo(index, 'return', `usable again for ${Math.round(returnAfterMs / 1000)} s`);
       }
       return null;
