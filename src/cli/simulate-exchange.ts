@@ -32,13 +32,14 @@ function integer(min: number, max: number) {
 }
 
 /**
- * `nerkh simulate-exchange`: a local Binance- and Nobitex-compatible exchange for the demo,
- * development without internet access, and failure drills (design §6).
+ * `nerkh simulate-exchange`: a local exchange speaking Binance's, Nobitex's and Wallex's wire
+ * formats and a made-up exchange's JSON document, for the demo, development without internet
+ * access, and failure drills.
  */
 export function registerSimulateExchange(program: Command): void {
   program
     .command('simulate-exchange')
-    .description('run a local Binance- and Nobitex-compatible exchange simulator on one port')
+    .description('run a local Binance-, Nobitex- and Wallex-compatible exchange simulator on one port')
     .option('--port <n>', 'port to listen on (0: any free port)', integer(0, 65_535), 0)
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option(
@@ -50,7 +51,7 @@ export function registerSimulateExchange(program: Command): void {
       new Option('--fault <mode>', 'start in a fault mode').choices(SIMULATOR_FAULTS).default('none'),
     )
     .addOption(
-      new Option('--fault-target <side>', 'which upstream the fault applies to')
+      new Option('--fault-target <exchange>', 'which exchange the fault applies to')
         .choices(FAULT_TARGETS)
         .default('all'),
     )
@@ -66,11 +67,19 @@ export function registerSimulateExchange(program: Command): void {
     .addHelpText(
       'after',
       `
-Serves, on one port:
+Serves, on one port, the same coins on every exchange (toman = usdt × tether's toman ask,
+rial = toman × 10):
   Binance WebSocket  /stream?streams=btcusdt@ticker/…  and  /ws/<stream>  (24hrTicker events,
                      SUBSCRIBE/UNSUBSCRIBE/LIST_SUBSCRIPTIONS, pings every 20 s, 24 h cap)
   Binance REST       GET /api/v3/ticker/24hr?symbols=["BTCUSDT",…]  or  ?symbol=BTCUSDT
-  Nobitex            GET /market/stats?srcCurrency=usdt&dstCurrency=rls  (prices in rial)
+  Nobitex            GET /market/stats?srcCurrency=usdt,btc,…&dstCurrency=rls|usdt
+                     (btc-rls in rial, btc-usdt in tether, usdt-rls: tether in rial)
+  Wallex             GET /v1/markets  (BTCTMN in toman, BTCUSDT in tether, USDTTMN)
+  json-http panel    GET /panel/prices  a made-up exchange's document:
+                     {"data":{"markets":[{"pair":"BTC-TMN","sell":"…","buy":"…","change24h":…,
+                     "updated_at":"…"},…]}}, read with the mapping
+                     {quotes: data.markets, key: pair, pair: {separator: "-"}, ask: sell,
+                      change: change24h, time: updated_at}
   Fault control      GET /_simulator/fault;  POST /_simulator/fault {"fault":"…","target":"…","durationMs":…}
 
 Fault modes: ${SIMULATOR_FAULTS.join(', ')}.
@@ -79,14 +88,17 @@ Fault modes: ${SIMULATOR_FAULTS.join(', ')}.
   malformed  cut-off JSON and events without the price
   negative, nan, absurd  corrupt the Binance ask (and bid, last) and the Nobitex bestSell:
              negative, "NaN", or ×1000
-  http-429   REST, Nobitex and WebSocket upgrades answer 429 with Retry-After
+  http-429   HTTP endpoints and WebSocket upgrades answer 429 with Retry-After
   http-5xx   the same with 503
+  geo-block  the same with 451 and the exchange's body (Binance's "Service unavailable from a
+             restricted location …"); open Binance streams are closed
+Targets: ${FAULT_TARGETS.join(', ')} (panel: the json-http document).
 
 Prints the settings that point nerkh at it; logs go to stderr. Stops on SIGINT or SIGTERM.
 
 Example:
   nerkh simulate-exchange --port 9443 --seed 7
-  curl -X POST -d '{"fault":"stall","target":"binance"}' http://127.0.0.1:9443/_simulator/fault`,
+  curl -X POST -d '{"fault":"geo-block","target":"binance"}' http://127.0.0.1:9443/_simulator/fault`,
     )
     .action(async (options: SimulateOptions) => {
       const config = loadConfig();
@@ -110,6 +122,11 @@ Example:
           `  export NERKH_BINANCE_WS_URL=${simulator.wsBaseUrl}`,
           `  export NERKH_BINANCE_REST_URL=${simulator.restBaseUrl}`,
           `  export NERKH_NOBITEX_URL=${simulator.nobitexBaseUrl}`,
+          'Source URLs by kind, for a sources file:',
+          `  binance    url: ${simulator.wsBaseUrl}  rest_url: ${simulator.restBaseUrl}`,
+          `  nobitex    url: ${simulator.nobitexBaseUrl}`,
+          `  wallex     url: ${simulator.wallexBaseUrl}`,
+          `  json-http  url: ${simulator.panelUrl}`,
           `Faults now: ${JSON.stringify(simulator.faultState())}. Switch them while it runs:`,
           `  curl -X POST -d '{"fault":"drop","target":"binance"}' ${simulator.restBaseUrl}/_simulator/fault`,
           'Stop with Ctrl-C.',

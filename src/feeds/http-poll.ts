@@ -48,6 +48,7 @@ export interface HttpPollOptions {
 const MAX_RETRY_AFTER_MS = 3_600_000;
 /** This many 5xx answers or unreadable bodies in a row and the source counts as refusing us. */
 const REFUSED_AFTER = 3;
+
 export class HttpPoller {
   readonly #options: HttpPollOptions;
   readonly #listener: FeedListener;

@@ -6,7 +6,7 @@
 import type { SimulatorFault } from './faults.ts';
 import { type HttpEndpoint, json, type UpstreamAnswer } from './http-endpoints.ts';
 import type { PairMarket } from './market.ts';
-import { restTicker } from './wire.ts';
+import { BINANCE_GEO_BLOCK, restTicker } from './wire.ts';
 
 function tickers(
   markets: ReadonlyMap<string, PairMarket>,
@@ -68,5 +68,6 @@ export function binanceRest(markets: ReadonlyMap<string, PairMarket>): HttpEndpo
       ),
     unavailable: () =>
       json(503, { code: -1001, msg: 'Internal error; unable to process your request. Please try again.' }),
+    geoBlocked: () => json(451, BINANCE_GEO_BLOCK),
   };
 }

@@ -10,7 +10,7 @@ import { type RawData, WebSocket, WebSocketServer } from 'ws';
 import type { Logger } from '../logger.ts';
 import type { Faults } from './faults.ts';
 import type { PairMarket } from './market.ts';
-import { malformedTickerFrame, tickerEvent } from './wire.ts';
+import { BINANCE_GEO_BLOCK, malformedTickerFrame, tickerEvent } from './wire.ts';
 
 interface BinanceStreamOptions {
   faults: Faults;
@@ -63,7 +63,8 @@ export class BinanceStream {
     this.logger = options.logger;
     this.faults.onChange((exchange, fault) => {
       if (exchange !== 'binance') return;
-      if (fault === 'drop') {
+      // A geo-block also ends the streams that are open, so clients meet the 451 when they reconnect.
+      if (fault === 'drop' || fault === 'geo-block') {
         for (const session of this.sessions) session.ws.terminate();
       }
       if (fault === 'stall') {
@@ -141,6 +142,10 @@ export class BinanceStream {
     }
     if (fault === 'http-5xx') {
       rejectUpgrade(socket, 503, { code: -1001, msg: 'Service unavailable.' });
+      return;
+    }
+    if (fault === 'geo-block') {
+      rejectUpgrade(socket, 451, BINANCE_GEO_BLOCK);
       return;
     }
     this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, streams, combined));

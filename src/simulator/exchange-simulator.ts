@@ -1,7 +1,10 @@
 /**
  * A local exchange that speaks the upstream wire formats nerkh consumes, on one port: the Binance
- * stream (`binance-stream.ts`), Binance REST (`binance-rest.ts`), Nobitex (`nobitex.ts`) and the
- * fault control surface (`fault-control.ts`), over one simulated market (`market.ts`).
+ * stream (`binance-stream.ts`), Binance REST (`binance-rest.ts`), Nobitex (`nobitex.ts`), Wallex
+ * (`wallex.ts`), a made-up exchange's JSON document for the json-http kind (`panel.ts`) and the
+ * fault control surface (`fault-control.ts`), over one simulated market (`market.ts`): every
+ * exchange quotes the same coins, toman = usdt × tether's toman ask and rial = toman × 10
+ * (`quoted-markets.ts`), so tests can predict what nerkh publishes from any of them.
  * It exists so tests, the demo and operators' drills exercise the real adapters over real sockets.
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
@@ -36,6 +39,9 @@ import {
   type TetherMarket,
 } from './market.ts';
 import { nobitex } from './nobitex.ts';
+import { PANEL_PATH, panel } from './panel.ts';
+import { formatPrice, type ListedCoin, quoteIn, tetherInToman } from './quoted-markets.ts';
+import { wallex } from './wallex.ts';
 
 export interface SimulatorOptions {
   /** Every entry with a pair gets a random-walk price. */
@@ -70,6 +76,7 @@ const DEFAULT_USDT_RIAL = 1_052_990;
 export class ExchangeSimulator {
   private readonly server: http.Server;
   private readonly markets = new Map<string, PairMarket>();
+  private readonly coins: ListedCoin[] = [];
   private readonly tether: TetherMarket;
   private readonly random: () => number;
   private readonly faults: Faults;
@@ -89,9 +96,15 @@ export class ExchangeSimulator {
     this.random = seededRandom(options.seed ?? Math.floor(Math.random() * 2 ** 32));
     const retryAfterSeconds = options.retryAfterSeconds ?? 2;
     const now = Date.now();
+    let tetherNameFa = 'تتر';
     for (const entry of options.catalog) {
-      if (entry.pair === null) continue;
-      this.markets.set(entry.pair, createPairMarket(entry.symbol, entry.pair, this.random, now));
+      if (entry.pair === null) {
+        tetherNameFa = entry.name_fa;
+        continue;
+      }
+      const market = createPairMarket(entry.symbol, entry.pair, this.random, now);
+      this.markets.set(entry.pair, market);
+      this.coins.push({ symbol: entry.symbol, nameFa: entry.name_fa, market });
     }
     this.tether = createTetherMarket(options.usdtRialStart ?? DEFAULT_USDT_RIAL, this.random, now);
     this.faults = new Faults(options.logger);
@@ -106,7 +119,12 @@ export class ExchangeSimulator {
     });
     this.http = new HttpEndpoints(this.faults, retryAfterSeconds);
     this.endpoints = new Map(
-      [binanceRest(this.markets), nobitex(this.tether)].map((endpoint) => [endpoint.path, endpoint]),
+      [
+        binanceRest(this.markets),
+        nobitex(this.coins, this.tether),
+        wallex(this.coins, this.tether, tetherNameFa),
+        panel(this.coins, this.tether),
+      ].map((endpoint) => [endpoint.path, endpoint]),
     );
     this.server = http.createServer((req, res) => this.onRequest(req, res));
     this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) =>
@@ -147,6 +165,16 @@ export class ExchangeSimulator {
     return `http://${this.origin}`;
   }
 
+  /** Wallex base: `/v1/markets`. */
+  get wallexBaseUrl(): string {
+    return `http://${this.origin}`;
+  }
+
+  /** The made-up exchange's price document, for a json-http source: its full URL. */
+  get panelUrl(): string {
+    return `http://${this.origin}${PANEL_PATH}`;
+  }
+
   /** Open WebSocket connections. */
   get connectionCount(): number {
     return this.stream.connectionCount;
@@ -164,6 +192,18 @@ export class ExchangeSimulator {
   /** Current best ask of a pair as sent on the wire when no price fault is set, e.g. '97123.45000000'. */
   askOf(pair: string): string {
     return formatUnits(this.marketOf(pair).ask);
+  }
+
+  /**
+   * Current toman ask of a coin (`BTC`) or of tether (`USDT`) as Wallex (`askPrice` of `BTCTMN`)
+   * and the panel (`sell` of `BTC-TMN`) send it when no price fault is set; Nobitex's `btc-rls`
+   * bestSell is this × 10.
+   */
+  tomanAskOf(symbol: string): string {
+    if (symbol === 'USDT') return formatPrice(tetherInToman(this.tether).ask);
+    const coin = this.coins.find((listed) => listed.symbol === symbol);
+    if (!coin) throw new Error(`${symbol} is not in the simulator's catalog`);
+    return formatPrice(quoteIn(coin.symbol, coin.market, 'toman', this.tether).ask);
   }
 
   /** Current Nobitex usdt-rls bestSell in rial, as sent on the wire when no price fault is set. */

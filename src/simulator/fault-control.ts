@@ -1,7 +1,7 @@
 /**
  * `GET|POST /_simulator/fault`: the simulator's own control surface, for drills against a running
  * simulator. GET answers the current fault of each exchange; POST
- * `{"fault": "...", "target": "binance|nobitex|all", "durationMs": n}` switches it.
+ * `{"fault": "...", "target": "binance|nobitex|wallex|panel|all", "durationMs": n}` switches it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { FAULT_TARGETS, type Faults, isFault, isTarget, SIMULATOR_FAULTS } from './faults.ts';

@@ -16,11 +16,12 @@ export const SIMULATOR_FAULTS = [
   'absurd',
   'http-429',
   'http-5xx',
+  'geo-block',
 ] as const;
 export type SimulatorFault = (typeof SIMULATOR_FAULTS)[number];
 
-/** The simulated exchanges, each with a fault of its own. */
-const EXCHANGES = ['binance', 'nobitex'] as const;
+/** The simulated exchanges, each with a fault of its own; `panel` is a made-up exchange's JSON document. */
+const EXCHANGES = ['binance', 'nobitex', 'wallex', 'panel'] as const;
 export type Exchange = (typeof EXCHANGES)[number];
 export type FaultTarget = Exchange | 'all';
 export const FAULT_TARGETS: readonly FaultTarget[] = [...EXCHANGES, 'all'];

@@ -1,8 +1,8 @@
 /**
  * What every simulated HTTP endpoint has in common: JSON answers, `GET` only, and the connection
  * faults (`drop` resets the connection, `stall` holds the request until the fault changes,
- * `http-429` and `http-5xx` answer with the exchange's own error body). An exchange's file
- * describes its endpoint as an `HttpEndpoint`; price faults are its own to apply.
+ * `http-429`, `http-5xx` and `geo-block` (451) answer with the exchange's own error body). An
+ * exchange's file describes its endpoint as an `HttpEndpoint`; price faults are its own to apply.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Exchange, Faults, SimulatorFault } from './faults.ts';
@@ -24,6 +24,8 @@ export interface HttpEndpoint {
   rateLimited(headers: Record<string, string>): UpstreamAnswer;
   /** The exchange's reply when it is down. */
   unavailable(): UpstreamAnswer;
+  /** The exchange's reply to a client in a location it refuses: HTTP 451. */
+  geoBlocked(): UpstreamAnswer;
 }
 
 interface HeldRequest {
@@ -75,6 +77,9 @@ export class HttpEndpoints {
         return;
       case 'http-5xx':
         sendJson(res, endpoint.unavailable());
+        return;
+      case 'geo-block':
+        sendJson(res, endpoint.geoBlocked());
         return;
       default:
         sendJson(res, answer());

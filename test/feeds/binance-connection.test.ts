@@ -94,6 +94,63 @@ describe('BinanceFeed', () => {
     await waitFor(() => listener.lastState() === 'open', 2_000, 'recovery');
   });
 
+  it("is refused while geo-blocked (HTTP 451 with Binance's message), and open with quotes once lifted", async () => {
+    const sim = await startSimulator();
+    sim.setFault('geo-block', 'binance');
+    const listener = new RecordingListener();
+    const feed = binanceFeed({
+      name: 'binance',
+      url: sim.wsBaseUrl,
+      markets: usdtMarkets(['BTCUSDT']),
+      listener,
+      logger: silentLogger,
+      backoffBaseMs: 20,
+      backoffMaxMs: 50,
+      refusedBackoffMaxMs: 100,
+    });
+    feed.start();
+    await waitFor(
+      () => listener.states.filter((s) => s.state === 'refused').length >= 2,
+      2_000,
+      'two refusals',
+    );
+    const refused = listener.states.find((s) => s.state === 'refused');
+    expect(refused?.detail).toMatch(
+      /^HTTP 451: Service unavailable from a restricted location according to 'b\. Eligibility' in https:\/\/www\.binance\.com\/en\/terms\. Please contact customer service if you believe you received this message in error\.; reconnecting in \d+ ms \(attempt \d+\)$/,
+    );
+    // Retries while refused stay refused: no 'connecting' between them.
+    expect(listener.statesSeen().slice(0, 3)).toEqual(['connecting', 'refused', 'refused']);
+
+    sim.setFault('none');
+    await waitFor(() => listener.lastState() === 'open', 2_000, 'open after the block');
+    expect((await tickUntilQuoted(sim, listener, 'BTCUSDT', '91000')).ask).toBe(91000);
+  });
+
+  it('is refused when a geo-block starts while connected, and when its REST bootstrap is refused', async () => {
+    const { sim, listener } = await openBinanceFeed({ refusedBackoffMaxMs: 100 });
+    sim.setFault('geo-block', 'binance');
+    await waitFor(() => listener.lastState() === 'refused', 2_000, 'refused');
+    sim.setFault('none');
+    await waitFor(() => listener.lastState() === 'open', 2_000, 'open again');
+
+    // REST refused while the stream cannot connect at all (nothing listens on port 1).
+    sim.setFault('geo-block', 'binance');
+    const restOnly = new RecordingListener();
+    const feed = binanceFeed({
+      name: 'binance',
+      url: 'ws://127.0.0.1:1',
+      restUrl: sim.restBaseUrl,
+      markets: usdtMarkets(['BTCUSDT']),
+      listener: restOnly,
+      logger: silentLogger,
+      backoffBaseMs: 1_000,
+      backoffMaxMs: 1_000,
+    });
+    feed.start();
+    const refused = await waitFor(() => restOnly.states.find((s) => s.state === 'refused'), 2_000, 'refused');
+    expect(refused.detail).toMatch(/^HTTP 451: Service unavailable from a restricted location .*in error\.$/);
+  });
+
   it('replaces its connection before the lifetime cap without a gap', async () => {
     const { sim, listener } = await openBinanceFeed({ maxConnectionMs: 300 });
     const replaced = await waitFor(

@@ -7,6 +7,9 @@ import {
   parseJsonHttp,
 } from '../../src/feeds/json-http-mapping.ts';
 import type { MarketRequest } from '../../src/feeds/types.ts';
+import { createPairMarket, createTetherMarket, seededRandom } from '../../src/simulator/market.ts';
+import { formatPrice, quoteIn } from '../../src/simulator/quoted-markets.ts';
+import { panelQuote } from '../../src/simulator/wire.ts';
 
 const AT = Date.parse('2026-03-01T10:00:00.000Z');
 
@@ -132,6 +135,39 @@ describe('parseJsonHttp: where the quotes are', () => {
     const xbt: MarketRequest = { symbol: 'BTC', currency: 'toman', market: 'XBT' };
     expect(read(document, mapping, [xbt])).toMatchObject({
       quotes: [{ symbol: 'BTC', ask: 10_234_320_000 }],
+    });
+  });
+});
+
+describe("parseJsonHttp: the simulator's made-up exchange", () => {
+  it("reads the simulator's independent encoding of its panel document with the documented mapping", () => {
+    const random = seededRandom(3);
+    const market = createPairMarket('BTC', 'BTCUSDT', random, 0);
+    const tetherBook = createTetherMarket(1_052_990, random, 0);
+    const toman = quoteIn('BTC', market, 'toman', tetherBook);
+    const usdt = quoteIn('BTC', market, 'usdt', tetherBook);
+    const document = {
+      data: { markets: [panelQuote(toman, 'TMN', AT, 'none'), panelQuote(usdt, 'USDT', AT, 'none')] },
+    };
+    expect(read(document, panelMapping, [btcToman, btcUsdt])).toEqual({
+      kind: 'read',
+      quotes: [
+        {
+          symbol: 'BTC',
+          currency: 'toman',
+          ask: Number(formatPrice(toman.ask)),
+          changePct: Number(toman.changePct.toFixed(2)),
+          tickTime: AT,
+        },
+        {
+          symbol: 'BTC',
+          currency: 'usdt',
+          ask: Number(formatPrice(usdt.ask)),
+          changePct: Number(usdt.changePct.toFixed(2)),
+          tickTime: AT,
+        },
+      ],
+      rejected: [],
     });
   });
 });

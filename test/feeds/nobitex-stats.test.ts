@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { parseNobitexStats } from '../../src/feeds/nobitex-stats.ts';
 import type { MarketRequest } from '../../src/feeds/types.ts';
+import { createPairMarket, createTetherMarket, seededRandom } from '../../src/simulator/market.ts';
+import { formatPrice, quoteIn } from '../../src/simulator/quoted-markets.ts';
+import { coinStats } from '../../src/simulator/wire.ts';
 
 const AT = 1_760_000_000_000;
 const tether: MarketRequest = { symbol: 'USDT', currency: 'toman', market: 'usdt' };
@@ -95,6 +98,29 @@ describe('parseNobitexStats', () => {
       kind: 'read',
       quotes: [],
       rejected: [reason],
+    });
+  });
+
+  it("reads the simulator's independent encoding of coin stats, rial ÷ 10 and tether as is", () => {
+    const random = seededRandom(3);
+    const market = createPairMarket('BTC', 'BTCUSDT', random, 0);
+    const tetherBook = createTetherMarket(1_052_990, random, 0);
+    const rial = quoteIn('BTC', market, 'rial', tetherBook);
+    const usdt = quoteIn('BTC', market, 'usdt', tetherBook);
+    expect(
+      parseNobitexStats(body({ 'btc-rls': coinStats(rial, 'none') }), [btcToman], 'rls', AT),
+    ).toMatchObject({
+      quotes: [{ ask: Number(formatPrice(rial.ask)) / 10, changePct: Number(rial.changePct.toFixed(2)) }],
+    });
+    expect(
+      parseNobitexStats(body({ 'btc-usdt': coinStats(usdt, 'none') }), [btcUsdt], 'usdt', AT),
+    ).toMatchObject({
+      quotes: [{ ask: Number(formatPrice(usdt.ask)) }],
+    });
+    expect(
+      parseNobitexStats(body({ 'btc-rls': coinStats(rial, 'nan') }), [btcToman], 'rls', AT),
+    ).toMatchObject({
+      rejected: ['best-sell-not-a-number'],
     });
   });
 });

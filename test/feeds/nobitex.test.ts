@@ -53,6 +53,52 @@ describe('NobitexFeed', () => {
     expect(listener.rejections).toEqual([]);
   });
 
+  it('quotes coins from their rial markets ÷ 10 and their tether markets, one request per currency', async () => {
+    const { sim, listener } = await setup({
+      markets: [
+        tetherMarket,
+        { symbol: 'BTC', currency: 'toman', market: 'btc' },
+        { symbol: 'SHIB', currency: 'toman', market: 'shib' },
+        { symbol: 'BTC', currency: 'usdt', market: 'btc' },
+        { symbol: 'ETH', currency: 'usdt', market: 'eth' },
+      ],
+    });
+    sim.tick('BTCUSDT', '97250.12');
+    sim.tick('SHIBUSDT', '0.00002193');
+    const since = Date.now();
+    const latest = (symbol: string, currency: string) =>
+      listener.quotes.findLast((q) => q.symbol === symbol && q.currency === currency && q.tickTime >= since);
+    await waitFor(
+      () =>
+        latest('BTC', 'toman') && latest('SHIB', 'toman') && latest('BTC', 'usdt') && latest('ETH', 'usdt'),
+      2_000,
+      'a quote of each market',
+    );
+    const rial = (
+      (await (await fetch(`${sim.nobitexBaseUrl}/market/stats?srcCurrency=btc&dstCurrency=rls`)).json()) as {
+        stats: Record<string, { bestSell: string }>;
+      }
+    ).stats['btc-rls']?.bestSell;
+    expect(rial).toBe('102403403860');
+    expect(latest('BTC', 'toman')).toMatchObject({ source: 'nobitex', ask: Number(rial) / 10 });
+    expect(latest('BTC', 'toman')?.ask).toBe(Number(sim.tomanAskOf('BTC')));
+    expect(latest('SHIB', 'toman')?.ask).toBe(2.3092);
+    expect(latest('BTC', 'usdt')?.ask).toBe(97250.12);
+    expect(latest('ETH', 'usdt')?.ask).toBe(Number(sim.askOf('ETHUSDT')));
+    expect(listener.rejections).toEqual([]);
+    // Two requests a round (rls, usdt) at 40 ms each: a round every 80 ms.
+    expect(listener.states[0]?.detail).toBe(`polling ${new URL(sim.nobitexBaseUrl).host} every 80 ms`);
+  });
+
+  it('is refused while geo-blocked, and open again once the block is lifted', async () => {
+    const { sim, listener } = await setup();
+    sim.setFault('geo-block', 'nobitex');
+    const refused = await waitFor(() => listener.states.find((s) => s.state === 'refused'), 2_000, 'refused');
+    expect(refused.detail).toMatch(/^HTTP 451: Unavailable for legal reasons; retrying in \d+ ms$/);
+    sim.setFault('none');
+    await waitFor(() => listener.lastState() === 'open', 2_000, 'recovery');
+  });
+
   it('honours Retry-After on 429, then recovers', async () => {
     const { sim, listener } = await setup();
     sim.setFault('http-429', 'nobitex');

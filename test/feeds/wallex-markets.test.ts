@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { MarketRequest } from '../../src/feeds/types.ts';
 import { parseWallexMarkets } from '../../src/feeds/wallex-markets.ts';
+import { createPairMarket, createTetherMarket, seededRandom } from '../../src/simulator/market.ts';
+import { formatPrice, quoteIn } from '../../src/simulator/quoted-markets.ts';
+import { wallexMarket } from '../../src/simulator/wire.ts';
 
 const AT = 1_760_000_000_000;
 const btcToman: MarketRequest = { symbol: 'BTC', currency: 'toman', market: 'BTCTMN' };
@@ -91,6 +94,37 @@ describe('parseWallexMarkets', () => {
       kind: 'read',
       quotes: [],
       rejected: [reason],
+    });
+  });
+
+  it("reads the simulator's independent encoding of Wallex markets, and every price fault it sends", () => {
+    const random = seededRandom(3);
+    const btc = quoteIn(
+      'BTC',
+      createPairMarket('BTC', 'BTCUSDT', random, 0),
+      'toman',
+      createTetherMarket(1_052_990, random, 0),
+    );
+    const encoded = (fault: 'none' | 'negative' | 'nan' | 'absurd') =>
+      body({ BTCTMN: wallexMarket(btc, 'TMN', 'بیت‌کوین', fault) });
+    expect(parseWallexMarkets(encoded('none'), [btcToman], AT)).toMatchObject({
+      quotes: [
+        {
+          symbol: 'BTC',
+          currency: 'toman',
+          ask: Number(formatPrice(btc.ask)),
+          changePct: Number(btc.changePct.toFixed(2)),
+        },
+      ],
+    });
+    expect(parseWallexMarkets(encoded('negative'), [btcToman], AT)).toMatchObject({
+      rejected: ['ask-not-positive'],
+    });
+    expect(parseWallexMarkets(encoded('nan'), [btcToman], AT)).toMatchObject({
+      rejected: ['ask-not-a-number'],
+    });
+    expect(parseWallexMarkets(encoded('absurd'), [btcToman], AT)).toMatchObject({
+      quotes: [{ ask: Number(formatPrice(btc.ask)) * 1000 }],
     });
   });
 });

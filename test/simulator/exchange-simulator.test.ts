@@ -1,6 +1,36 @@
+import http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { waitFor } from '../support/wait.ts';
 import { connect, startSimulator } from './helpers.ts';
+
+const BINANCE_451 =
+  '{"code":0,"msg":"Service unavailable from a restricted location according to \'b. Eligibility\' in https://www.binance.com/en/terms. Please contact customer service if you believe you received this message in error."}';
+
+/** The raw answer to a WebSocket upgrade request. */
+function upgradeAnswer(url: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = http.get(url, {
+      headers: {
+        connection: 'Upgrade',
+        upgrade: 'websocket',
+        'sec-websocket-version': '13',
+        'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+      },
+    });
+    request.on('response', (response) => {
+      let body = '';
+      response.on('data', (chunk: Buffer) => {
+        body += chunk.toString();
+      });
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+    });
+    request.on('upgrade', (response, socket) => {
+      socket.destroy();
+      resolve({ status: response.statusCode ?? 0, body: '' });
+    });
+    request.on('error', reject);
+  });
+}
 
 describe('exchange simulator', () => {
   it('answers 404 on a path no exchange serves', async () => {
@@ -38,6 +68,38 @@ describe('fault modes', () => {
     expect(await client.next()).toMatchObject({ data: { a: '90000000.00000000' } });
     expect(await stats()).toBe('1050000000');
     expect(sim.askOf('BTCUSDT')).toBe('90000.00000000');
+  });
+});
+
+describe('geo-block', () => {
+  it("answers Binance's REST and stream upgrades with 451 and Binance's body, ends open streams, and lifts", async () => {
+    const sim = await startSimulator();
+    const client = await connect(sim, '/stream?streams=btcusdt@ticker');
+    sim.setFault('geo-block', 'binance');
+    await waitFor(() => client.closed, 2_000, 'the open stream to end');
+
+    const rest = await fetch(`${sim.restBaseUrl}/api/v3/ticker/24hr?symbol=BTCUSDT`);
+    expect(rest.status).toBe(451);
+    expect(await rest.text()).toBe(BINANCE_451);
+    const ws = sim.wsBaseUrl.replace(/^ws:/, 'http:');
+    expect(await upgradeAnswer(`${ws}/stream?streams=btcusdt@ticker`)).toEqual({
+      status: 451,
+      body: BINANCE_451,
+    });
+    expect((await fetch(`${sim.nobitexBaseUrl}/market/stats`)).status).toBe(200);
+
+    sim.setFault('none', 'binance');
+    expect((await fetch(`${sim.restBaseUrl}/api/v3/ticker/24hr?symbol=BTCUSDT`)).status).toBe(200);
+    expect((await upgradeAnswer(`${ws}/stream?streams=btcusdt@ticker`)).status).toBe(101);
+  });
+
+  it('answers the other exchanges with 451 and their own error body', async () => {
+    const sim = await startSimulator();
+    sim.setFault('geo-block', 'all');
+    const nobitex = await fetch(`${sim.nobitexBaseUrl}/market/stats`);
+    expect(nobitex.status).toBe(451);
+    expect(await nobitex.json()).toMatchObject({ status: 'failed' });
+    expect((await fetch(sim.panelUrl)).status).toBe(451);
   });
 });
 

@@ -9,8 +9,13 @@ describe('fault modes', () => {
       method: 'POST',
       body: JSON.stringify({ fault: 'http-429', target: 'nobitex' }),
     });
-    expect(await set.json()).toEqual({ binance: 'none', nobitex: 'http-429' });
-    expect(await (await fetch(control)).json()).toEqual({ binance: 'none', nobitex: 'http-429' });
+    expect(await set.json()).toEqual({ binance: 'none', nobitex: 'http-429', wallex: 'none', panel: 'none' });
+    expect(await (await fetch(control)).json()).toEqual({
+      binance: 'none',
+      nobitex: 'http-429',
+      wallex: 'none',
+      panel: 'none',
+    });
 
     const limited = await fetch(`${sim.nobitexBaseUrl}/market/stats?srcCurrency=usdt&dstCurrency=rls`);
     expect(limited.status).toBe(429);

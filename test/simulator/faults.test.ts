@@ -8,7 +8,7 @@ describe('fault modes', () => {
     onTestFinished(() => faults.stop());
     faults.set('http-5xx', 'all', { durationMs: 50 });
     await waitFor(() => faults.state().binance === 'none', 2_000, 'the fault to lapse');
-    expect(faults.state()).toEqual({ binance: 'none', nobitex: 'none' });
+    expect(faults.state()).toEqual({ binance: 'none', nobitex: 'none', wallex: 'none', panel: 'none' });
   });
 
   it('refuses an unknown fault, target or duration and keeps the current faults', () => {
@@ -18,7 +18,7 @@ describe('fault modes', () => {
     expect(() => faults.set('explode' as SimulatorFault)).toThrow(/unknown fault "explode"/);
     expect(() => faults.set('drop', 'kraken' as FaultTarget)).toThrow(/unknown target "kraken"/);
     expect(() => faults.set('drop', 'all', { durationMs: 0 })).toThrow(/positive integer/);
-    expect(faults.state()).toEqual({ binance: 'none', nobitex: 'stall' });
+    expect(faults.state()).toEqual({ binance: 'none', nobitex: 'stall', wallex: 'none', panel: 'none' });
   });
 
   it('tells its listeners of every change, the revert included', async () => {

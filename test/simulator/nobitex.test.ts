@@ -43,4 +43,32 @@ describe('Nobitex market stats', () => {
     };
     expect(again.stats['usdt-rls']?.bestSell).toBe('1052990');
   });
+
+  it('answers coin markets in rial and in tether for any srcCurrency list, consistent with the others', async () => {
+    const sim = await startSimulator();
+    sim.setUsdtBestSellRial('1052990');
+    sim.tick('BTCUSDT', '97250.12');
+    sim.tick('SHIBUSDT', '0.00002193');
+    const stats = async (query: string) =>
+      (
+        (await (await fetch(`${sim.nobitexBaseUrl}/market/stats?${query}`)).json()) as {
+          stats: Record<string, Record<string, string>>;
+        }
+      ).stats;
+
+    const rls = await stats('srcCurrency=btc,shib,usdt&dstCurrency=rls');
+    expect(Object.keys(rls)).toEqual(['usdt-rls', 'btc-rls', 'shib-rls']);
+    expect(rls['btc-rls']?.bestSell).toBe('102403403860');
+    expect(rls['btc-rls']?.bestSell).toBe(`${sim.tomanAskOf('BTC')}0`);
+    expect(rls['shib-rls']?.bestSell).toBe('23.092');
+    expect(Number(rls['btc-rls']?.bestBuy)).toBeLessThan(Number(rls['btc-rls']?.bestSell));
+    expect(rls['btc-rls']?.dayChange).toMatch(/^-?\d+\.\d{2}$/);
+
+    const usdt = await stats('srcCurrency=btc,eth&dstCurrency=usdt');
+    expect(Object.keys(usdt)).toEqual(['btc-usdt', 'eth-usdt']);
+    expect(usdt['btc-usdt']?.bestSell).toBe('97250.12');
+
+    const all = await stats('');
+    expect(Object.keys(all)).toHaveLength(1 + 4 * 2);
+  });
 });
