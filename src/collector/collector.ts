@@ -296,12 +296,20 @@ export class Collector implements FeedListener {
   /** Per-source health as `/v1/health` reports it. */
   status(): CollectorStatus {
     const now = this.#clock();
-    this.#selectSources(now);
+    const counts = new Map<SourceName, number>();
+    for (const source of this.servedBy().values()) counts.set(source, (counts.get(source) ?? 0) + 1);
     return {
       reported_at: new Date(now).toISOString(),
       refresh_seconds: this.#refreshMs / 1000,
-      sources: this.#health.report(now, this.#snapshots.servedCounts(now)),
+      sources: this.#health.report(now, counts),
     };
+  }
+
+  /** The source whose price each row shows now, by symbol (the USDT row: tether's source). */
+  servedBy(): Map<string, SourceName> {
+    const now = this.#clock();
+    this.#selectSources(now);
+    return this.#snapshots.servedBy(now);
   }
 
   rejectedCounts(): RejectedCounts {

@@ -180,19 +180,18 @@ export class SnapshotBuilder {
     return { updated_at: new Date(now).toISOString(), source: label, usdt_irt: usdtIrt, rates };
   }
 
-  /** Rows each source prices at `now`, by source name (the USDT row counts for tether's source). */
-  servedCounts(now: number): Map<string, number> {
+  /** The source whose price each row shows at `now`, by symbol (the USDT row: tether's source). */
+  servedBy(now: number): Map<string, string> {
     const tether = this.#tether();
     const usdtIrt = tether === null ? null : tether.price;
-    const counts = new Map(this.#routing.sources.map((source) => [source.name, 0]));
-    const count = (series: SourceSeries) =>
-      counts.set(series.source.name, (counts.get(series.source.name) ?? 0) + 1);
+    const served = new Map<string, string>();
     for (const coin of this.#coins) {
       const series = this.#pricing(coin, now, usdtIrt);
-      if (series !== null) count(series);
+      if (series !== null) served.set(coin.symbol, series.source.name);
     }
-    if (tether !== null && this.#tetherListing !== null) count(tether);
-    return counts;
+    if (tether !== null && this.#tetherListing !== null)
+      served.set(this.#tetherListing.symbol, tether.source.name);
+    return served;
   }
 
   #usdtRow(coin: ListedCoin, series: SourceSeries, usdtIrt: number | null): RateRow {

@@ -267,11 +267,11 @@ describe('SnapshotBuilder: the source label and counts', () => {
     quote('binance', 'usdt', 'ZEC', 30, T0);
     quote('wallex', 'toman', 'BTC', 6_750_000_000, T0);
     expect(build(T0).source).toBe('binance+nobitex+wallex');
-    expect(builder.servedCounts(T0)).toEqual(
+    expect(builder.servedBy(T0)).toEqual(
       new Map([
-        ['binance', 1],
-        ['nobitex', 1],
-        ['wallex', 1],
+        ['BTC', 'wallex'],
+        ['USDT', 'nobitex'],
+        ['ZEC', 'binance'],
       ]),
     );
   });
