@@ -6,7 +6,7 @@ import { type QuotedCoin, SourceAvailability, SourceSeries } from './source-seri
 
 /** A catalog coin's routes: its price in tether and in toman, each from its own list of sources. */
 export class CoinRoutes implements QuotedCoin {
-  liveSeries = 0;
+  quoted = false;
   readonly usdt: Route;
   readonly toman: Route;
 
@@ -19,15 +19,24 @@ export class CoinRoutes implements QuotedCoin {
     this.usdt = new Route(symbol, 'usdt', usdt);
     this.toman = new Route(symbol, 'toman', toman);
   }
+
+  /** A coin with a toman route is published from it first, so that route's source decides. */
+  quotedByPreferred(): boolean {
+    return (this.toman.series.length > 0 ? this.toman : this.usdt).quotedByPreferred();
+  }
 }
 
 /** Tether's toman price (usdt_irt) from its own route. */
 class TetherRoute implements QuotedCoin {
-  liveSeries = 0;
+  quoted = false;
   route: Route;
 
   constructor(series: (coin: QuotedCoin) => SourceSeries[]) {
     this.route = new Route(tetherSymbol, 'toman', series(this));
+  }
+
+  quotedByPreferred(): boolean {
+    return this.route.quotedByPreferred();
   }
 }
 
@@ -140,6 +149,11 @@ export class CoinRouting {
       );
     }
     return requests;
+  }
+
+  /** Tether and every coin, as the first commit waits for them. */
+  quotable(): QuotedCoin[] {
+    return [this.tether, ...this.coins];
   }
 
   /** Picks every coin's serving sources at clock time `now`; returns the coins that moved. */

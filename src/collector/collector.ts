@@ -91,8 +91,8 @@ export class Collector implements FeedListener {
   readonly #schedule: CommitSchedule;
   readonly #commitListeners = new Set<CommitListener>();
 
-  #liveCoins = 0;
-  #tetherLive = false;
+  /** Tether and the coins quoted by the source that will serve them, for the first commit. */
+  #quoted = 0;
   #running = false;
   #statusTimer: unknown = null;
   #commitChain: Promise<unknown> = Promise.resolve();
@@ -160,14 +160,27 @@ export class Collector implements FeedListener {
     if (series.heard(now, this.#staleMs)) this.#firstQuote(series);
   }
 
-  /** The first live quote of a coin (any of its series) counts it quoted, for the first commit. */
+  /**
+   * A series' first live quote may make its coin quoted by the source that will serve it: the
+   * first snapshot waits for that, not for any source, or a fallback that answers first would
+   * price it until the next commit.
+   */
   #firstQuote(series: SourceSeries): void {
     const coin = series.coin;
-    coin.liveSeries++;
-    if (coin.liveSeries > 1) return;
-    if (coin === this.#routing.tether) this.#tetherLive = true;
-    else this.#liveCoins++;
-    if (this.#tetherLive && this.#liveCoins === this.#routing.coins.length) this.#schedule.allQuoted();
+    if (coin.quoted || !coin.quotedByPreferred()) return;
+    coin.quoted = true;
+    this.#quoted++;
+    if (this.#quoted === this.#routing.coins.length + 1) this.#schedule.allQuoted();
+  }
+
+  /** A source refusing us changes which source each coin waits for. */
+  #recountQuoted(): void {
+    for (const coin of this.#routing.quotable()) {
+      if (coin.quoted || !coin.quotedByPreferred()) continue;
+      coin.quoted = true;
+      this.#quoted++;
+    }
+    if (this.#quoted === this.#routing.coins.length + 1) this.#schedule.allQuoted();
   }
 
   rejected(source: SourceName, reason: string): void {
@@ -183,6 +196,7 @@ export class Collector implements FeedListener {
       availability.refused = true;
       availability.refusal = detail;
       this.#selectSources(this.#clock());
+      this.#recountQuoted();
     } else if (state === 'open' && availability.refused) {
       availability.refused = false;
       availability.servingSince = this.#clock();

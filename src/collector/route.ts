@@ -39,6 +39,12 @@ export class Route {
     readonly series: readonly SourceSeries[],
   ) {}
 
+  /** Whether the first source of the route that does not refuse us has quoted the coin since start. */
+  quotedByPreferred(): boolean {
+    const preferred = this.series.find((series) => !series.source.refused);
+    return preferred !== undefined && preferred.heardAt > 0;
+  }
+
   /** The series serving the coin, or null while no source of the route has priced it. */
   current(): SourceSeries | null {
     return this.#active < 0 ? null : (this.series[this.#active] as SourceSeries);

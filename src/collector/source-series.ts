@@ -25,11 +25,14 @@ export class SourceAvailability {
 }
 
 /**
- * The one coin this series prices, as the collector counts it: the first live quote of any of
- * the coin's series makes the coin quoted (the first snapshot waits for every coin or a grace time).
+ * The one coin this series prices, as the first commit waits for it: the first snapshot is made
+ * once every coin is quoted by the source that will serve it (or when a grace time ends).
  */
 export interface QuotedCoin {
-  liveSeries: number;
+  /** Counted as quoted already. */
+  quoted: boolean;
+  /** Whether the first source of its route that does not refuse us has quoted it. */
+  quotedByPreferred(): boolean;
 }
 
 /**

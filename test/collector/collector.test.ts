@@ -564,6 +564,30 @@ failover: { stale_seconds: 60, return_after_seconds: 300 }
     ]);
   });
 
+  it('makes the first commit once each coin is quoted by the source that will serve it, not by a fallback', async () => {
+    const { collector, time, store, allQuote } = failoverSetup();
+    collector.start();
+    allQuote(false);
+    await time.advance(0);
+    expect(await store.latestSnapshot()).toBeNull();
+    collector.connectionState('binance', 'refused', 'HTTP 451');
+    await time.advance(0);
+    const first = await store.latestSnapshot();
+    expect(first?.source).toBe('nobitex+wallex');
+    expect(first?.updated_at).toBe(iso(T0));
+  });
+
+  it('waits for the primary when it answers after a fallback', async () => {
+    const { collector, time, store, allQuote } = failoverSetup();
+    collector.start();
+    allQuote(false);
+    await time.advance(1000);
+    expect(await store.latestSnapshot()).toBeNull();
+    allQuote();
+    await time.advance(0);
+    expect((await store.latestSnapshot())?.source).toBe('binance+nobitex+wallex');
+  });
+
   it('moves a coin whose source stopped quoting it after the stale time, toman prices to the tether route', () => {
     const { time, quote, allQuote, sellUsdt, collector, moves } = failoverSetup();
     allQuote();

@@ -7,7 +7,7 @@ const timing = { staleMs: 120_000, returnAfterMs: 300_000 };
 
 /** BTC in tether from binance, then nobitex, then wallex. */
 function setup() {
-  const coin = { liveSeries: 0 };
+  const coin = { quoted: false, quotedByPreferred: () => false };
   const sources = ['binance', 'nobitex', 'wallex'].map((name, order) => new SourceAvailability(name, order));
   const series = sources.map((source) => new SourceSeries('BTC', 'usdt', source, coin));
   const route = new Route('BTC', 'usdt', series);
