@@ -175,6 +175,13 @@ describe('parseSources: every mistake, at its place in the file', () => {
     ]);
   });
 
+  it('reports an empty list of sources, and a route list naming a source twice', () => {
+    expect(problemsOf('sources: []\nroutes: { default: { usdt: [a, a] } }\n')).toEqual([
+      'sources.yaml:1:1: /sources: must list at least 1',
+      'sources.yaml:2:22: /routes/default/usdt: names the same item twice',
+    ]);
+  });
+
   it('lists every shape mistake, each with the line and column of the value or key at fault', () => {
     const text = `sources:
   - name: Binance
