@@ -13,6 +13,7 @@ import { loadConfig } from '../src/config.ts';
 import { type Catalog, parseCatalog } from '../src/domain/catalog.ts';
 import type { Quote } from '../src/feeds/types.ts';
 import { createLogger } from '../src/logger.ts';
+import { builtInSources } from '../src/sources/default-sources.ts';
 import { MemorySnapshotStore } from '../src/store/memory/snapshot-store.ts';
 import { openSqlite } from '../src/store/sqlite/database.ts';
 import { SqliteSnapshotStore } from '../src/store/sqlite/snapshot-store.ts';
@@ -41,9 +42,11 @@ function newCollector(
   catalog: Catalog,
   store: CollectorOptions['store'] = new MemorySnapshotStore(),
 ): Collector {
+  const config = loadConfig({ NERKH_MARKUP_PCT: '0.5', NERKH_PUBLIC_URL: 'https://rates.example' });
   return new Collector({
     catalog,
-    config: loadConfig({ NERKH_MARKUP_PCT: '0.5', NERKH_PUBLIC_URL: 'https://rates.example' }),
+    config,
+    sources: builtInSources(config),
     store,
     logger: createLogger('silent'),
   });

@@ -38,13 +38,20 @@ export const ConfigSchema = Type.Object({
   NERKH_REFRESH_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 600 }),
   NERKH_RATE_LIMIT: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 60 }),
   NERKH_RATE_WINDOW_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 60 }),
+  /**
+   * The sources file (YAML): which exchanges to take prices from and, per coin, in what order
+   * (docs/sources.md). Unset: Binance for coins in tether and Nobitex for tether in toman, from the
+   * four variables below, which a file replaces.
+   */
+  NERKH_SOURCES_FILE: Type.Optional(Type.String({ minLength: 1 })),
   NERKH_BINANCE_WS_URL: Type.String({ ...WsUrl, default: 'wss://stream.binance.com:9443' }),
   NERKH_BINANCE_REST_URL: Type.String({ ...HttpUrl, default: 'https://api.binance.com' }),
   NERKH_NOBITEX_URL: Type.String({ ...HttpUrl, default: 'https://apiv2.nobitex.ir' }),
   NERKH_NOBITEX_POLL_SECONDS: Type.Number({ minimum: 3, maximum: 3600, default: 10 }),
   NERKH_CATALOG: Type.Optional(Type.String({ minLength: 1 })),
   NERKH_COIN_URL_TEMPLATE: Type.Optional(Type.String({ pattern: '\\{symbol\\}' })),
-  NERKH_SOURCE_LABEL: Type.String({ minLength: 1, default: 'binance+nobitex' }),
+  /** `source` of the rates response; unset, it names the sources that priced the snapshot (`binance+nobitex`). */
+  NERKH_SOURCE_LABEL: Type.Optional(Type.String({ minLength: 1 })),
   NERKH_DISCLAIMER: Type.String({
     minLength: 1,
     default:
@@ -95,6 +102,14 @@ const numericKeys = new Set(
     .map(([key]) => key),
 );
 
+/** The built-in sources' settings, which a sources file replaces. */
+const builtInSourceKeys = [
+  'NERKH_BINANCE_WS_URL',
+  'NERKH_BINANCE_REST_URL',
+  'NERKH_NOBITEX_URL',
+  'NERKH_NOBITEX_POLL_SECONDS',
+] as const;
+
 function parseOverrides(text: string): Map<string, number> {
   const overrides = new Map<string, number>();
   for (const part of text.split(',').map((p) => p.trim())) {
@@ -144,6 +159,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid configuration: ${lines.join('; ')}`);
   }
   const config = withDefaults as RawConfig;
+  const replacedByFile = builtInSourceKeys.filter((key) => env[key] !== undefined && env[key] !== '');
+  if (config.NERKH_SOURCES_FILE !== undefined && replacedByFile.length > 0) {
+    throw new ConfigError(
+      `invalid configuration: ${replacedByFile.join(', ')} ${replacedByFile.length === 1 ? 'has' : 'have'} no effect with NERKH_SOURCES_FILE; set the sources' url and poll_seconds in the file instead`,
+    );
+  }
   const publicUrl = (config.NERKH_PUBLIC_URL ?? `http://${hostForUrl(config.HOST)}:${config.PORT}`).replace(
     /\/+$/,
     '',

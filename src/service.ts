@@ -8,6 +8,8 @@ import { CollectorElection } from './leadership/collector-election.ts';
 import { leadCollector } from './leadership/lead-collector.ts';
 import { type Limiters, openLimiter } from './limiter/open-limiter.ts';
 import type { Logger } from './logger.ts';
+import { loadSources } from './sources/load-sources.ts';
+import type { SourcesSetup } from './sources/sources-setup.ts';
 import { type OpenedStore, openStore } from './store/open-store.ts';
 import type { ChangeFeed } from './store/types.ts';
 
@@ -26,6 +28,8 @@ interface ServiceOptions {
   role: Role;
   /** Collector timings (the demo shortens the first commit's grace period). */
   tuning?: PipelineTuning;
+  /** The collector's sources; default NERKH_SOURCES_FILE's, or the built-in set-up (the demo passes its own). */
+  sources?: SourcesSetup;
 }
 
 export interface RunningService {
@@ -62,8 +66,11 @@ export async function startService({
   logger,
   role,
   tuning,
+  sources,
 }: ServiceOptions): Promise<RunningService> {
   const catalog = role === 'api' ? null : loadCatalog(config.NERKH_CATALOG);
+  // A sources file with mistakes stops start-up before anything is opened, each mistake listed.
+  const collectorSources = catalog === null ? null : (sources ?? loadSources(config, catalog));
   const store = await openStore(config);
   const instance = config.NERKH_INSTANCE_ID ?? `${hostname()}:${process.pid}`;
   logger.info({ role, db: store.location, instance }, 'store opened');
@@ -86,8 +93,14 @@ export async function startService({
       limiters = await openLimiter(config, logger);
       changes = (await store.openChangeFeed?.(logger)) ?? null;
     }
-    if (catalog !== null) {
-      const pipelineDeps = { config, catalog, logger, ...(tuning ? { tuning } : {}) };
+    if (catalog !== null && collectorSources !== null) {
+      const pipelineDeps = {
+        config,
+        catalog,
+        sources: collectorSources,
+        logger,
+        ...(tuning ? { tuning } : {}),
+      };
       const lease = store.collectorLease;
       if (lease === undefined) {
         // One process owns the store: its collector always leads.

@@ -80,4 +80,19 @@ describe('loadConfig', () => {
       'NERKH_MARKUP_OVERRIDES: "ETH:1" is not SYMBOL=PERCENT (e.g. BTC=0.5)',
     );
   });
+
+  it("refuses the built-in sources' settings beside NERKH_SOURCES_FILE, which replaces them", () => {
+    expect(loadConfig({ NERKH_SOURCES_FILE: 'sources/iran.yaml' }).NERKH_SOURCES_FILE).toBe(
+      'sources/iran.yaml',
+    );
+    expect(() =>
+      loadConfig({
+        NERKH_SOURCES_FILE: 'sources/iran.yaml',
+        NERKH_NOBITEX_URL: 'https://apiv2.nobitex.ir',
+        NERKH_NOBITEX_POLL_SECONDS: '20',
+      }),
+    ).toThrow(
+      "invalid configuration: NERKH_NOBITEX_URL, NERKH_NOBITEX_POLL_SECONDS have no effect with NERKH_SOURCES_FILE; set the sources' url and poll_seconds in the file instead",
+    );
+  });
 });

@@ -33,7 +33,7 @@ describe.skipIf(skipPostgres)('startService on PostgreSQL', () => {
         config: loadConfig({ ...env, NERKH_INSTANCE_ID: name }),
         logger: createLogger('info', logs),
         role,
-        tuning: { firstCommitGraceMs: 500, nobitexPollMs: 200, nobitexMinPollMs: 200 },
+        tuning: { firstCommitGraceMs: 500, pollMs: 200, minPollMs: 200 },
       });
       onTestFinished(() => service.stop());
       return { service, logs };

@@ -6,6 +6,7 @@ import { type Catalog, parseCatalog } from '../../src/domain/catalog.ts';
 import { issueApiKey } from '../../src/keys/issue-key.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createPairMarket, seededRandom } from '../../src/simulator/market.ts';
+import { builtInSources } from '../../src/sources/default-sources.ts';
 import type { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 
 /**
@@ -40,7 +41,7 @@ export async function commitBenchSnapshot(
 ): Promise<number> {
   const catalog = benchCatalog(coins);
   const collector = new Collector({
-    sources: ['binance', 'nobitex'],
+    sources: builtInSources(config),
     catalog,
     config,
     store: store.snapshots,

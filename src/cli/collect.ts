@@ -10,17 +10,18 @@ import { startService } from '../service.ts';
 export function registerCollect(program: Command): void {
   program
     .command('collect')
-    .description('run the collector alone: stream rates from the sources and commit a snapshot on schedule')
+    .description('run the collector alone: follow the sources and commit a snapshot on schedule')
     .addHelpText(
       'after',
       `
-Streams Binance <pair>@ticker for every catalog coin and polls Nobitex for tether in toman,
-then commits one snapshot every NERKH_REFRESH_SECONDS (default 600) to the store in
-NERKH_DATA_DIR (default ./data). Logs connection changes and each commit as JSON lines.
-Stops cleanly on SIGINT or SIGTERM.
+Follows the sources NERKH_SOURCES_FILE names (without one: Binance <pair>@ticker for every
+catalog coin and Nobitex for tether in toman; try a file first with "nerkh sources check"), then
+commits one snapshot every NERKH_REFRESH_SECONDS (default 600) to the store in NERKH_DATA_DIR
+(default ./data). Logs connection changes, coins failing over between sources, and each commit
+as JSON lines. Stops cleanly on SIGINT or SIGTERM.
 
-Settings (environment): NERKH_DATA_DIR, NERKH_REFRESH_SECONDS, NERKH_CATALOG,
-NERKH_BINANCE_WS_URL, NERKH_BINANCE_REST_URL, NERKH_NOBITEX_URL, NERKH_NOBITEX_POLL_SECONDS,
+Settings (environment): NERKH_DATA_DIR, NERKH_REFRESH_SECONDS, NERKH_CATALOG, NERKH_SOURCES_FILE
+(or NERKH_BINANCE_WS_URL, NERKH_BINANCE_REST_URL, NERKH_NOBITEX_URL, NERKH_NOBITEX_POLL_SECONDS),
 NERKH_MARKUP_PCT, NERKH_MARKUP_OVERRIDES, NERKH_MAX_JUMP_PCT, LOG_LEVEL.`,
     )
     .action(async () => {

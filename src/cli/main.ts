@@ -6,6 +6,7 @@ import { registerMigrate } from './migrate.ts';
 import { registerRequests } from './requests.ts';
 import { registerServe } from './serve.ts';
 import { registerSimulateExchange } from './simulate-exchange.ts';
+import { registerSources } from './sources.ts';
 
 /**
  * `nerkh` command line (design §6). Each command lives in its own module and registers itself
@@ -22,6 +23,7 @@ registerKeys(program);
 registerRequests(program);
 registerSimulateExchange(program);
 registerCollect(program);
+registerSources(program);
 registerMigrate(program);
 
 try {

@@ -15,6 +15,11 @@ export interface SourceHealth {
   /** Ticks rejected as bad since the collector started. */
   rejected: number;
   reconnects: number;
+  /**
+   * Rows of the rates this source prices now (the USDT row counts for tether's source). Absent in
+   * reports of collectors older than the sources file.
+   */
+  coins?: number;
 }
 
 export interface CollectorStatus {

@@ -2,14 +2,18 @@ import type { Config } from '../config.ts';
 import type { Catalog } from '../domain/catalog.ts';
 import { wholeToman } from '../domain/pricing.ts';
 import type { Snapshot, SnapshotDraft } from '../domain/rates.ts';
-import type { ConnectionState, FeedListener, Quote, SourceName } from '../feeds/types.ts';
+import type { ConnectionState, FeedListener, Quote, QuoteCurrency, SourceName } from '../feeds/types.ts';
 import type { Logger } from '../logger.ts';
+import type { SourcesSetup } from '../sources/sources-setup.ts';
 import type { CollectorStatusStore, SnapshotStore } from '../store/types.ts';
+import { CoinRouting } from './coin-routing.ts';
 import type { CollectorStatus } from './collector-status.ts';
 import { CommitSchedule } from './commit-schedule.ts';
-import { PriceGuard, PriceState } from './price-guard.ts';
+import { logRouteMoves } from './failover-log.ts';
+import { PriceGuard } from './price-guard.ts';
 import { SnapshotBuilder } from './snapshot-builder.ts';
 import { type RejectedCounts, SourceHealthRegistry } from './source-health.ts';
+import type { SourceSeries } from './source-series.ts';
 import { type CollectorTimers, systemTimers } from './timers.ts';
 
 export type CollectorConfig = Pick<
@@ -35,10 +39,11 @@ export interface CollectorOptions {
    */
   firstCommitGraceMs?: number;
   /**
-   * The sources' names (as their feeds report them), listed by `status()` from the start, before
-   * they first connect; a source not named here is listed from its first report.
+   * The sources and each coin's routes through them (the sources file, or the built-in default):
+   * `status()` lists the sources from the start, before they first connect; a quote no route asks
+   * for is refused as `unrouted`.
    */
-  sources?: readonly SourceName[];
+  sources: SourcesSetup;
   /** A source with no valid message for this long is reported degraded or down. */
   sourceStaleMs?: number;
   /**
@@ -60,21 +65,16 @@ export interface CommitInfo {
 
 export type CommitListener = (snapshot: Snapshot, info: CommitInfo) => void;
 
-/** A coin's ask from its source, with the 24 h change quoted beside it. */
-class CoinPrice extends PriceState {
-  change: number | null = null;
-  /** Quoted by a live source since start (a price seeded from the store is not). */
-  live = false;
-}
-
 /**
  * Latest state per coin from the feeds, committed as one snapshot on a schedule (design §3, §7).
- * Feeds call it as their FeedListener; the per-tick path is a Map lookup, a few numeric compares
- * and stores, so the HTTP edge never waits on it and 5,000 coins stay cheap. Rows are built only
- * at commit time.
+ * Feeds call it as their FeedListener; the per-tick path is two Map lookups, a few numeric compares
+ * and stores, so the HTTP edge never waits on it and 5,000 coins stay cheap. Which source serves a
+ * coin is decided when a snapshot or a health report is made, or at once when a source refuses;
+ * rows are built only at commit time.
  *
- * It composes the price guard (one price series per coin, one for tether), the snapshot builder,
- * the commit schedule and the sources' health, and commits snapshots to the store.
+ * It composes the routing (one price series per coin, currency and source, and each coin's serving
+ * source), the price guard, the snapshot builder, the commit schedule and the sources' health, and
+ * commits snapshots to the store.
  */
 export class Collector implements FeedListener {
   readonly #store: SnapshotStore & CollectorStatusStore;
@@ -84,16 +84,15 @@ export class Collector implements FeedListener {
   readonly #refreshMs: number;
   readonly #statusIntervalMs: number;
   readonly #guard: PriceGuard;
-  /** Each catalog coin's usdt price by its symbol. */
-  readonly #bySymbol = new Map<string, CoinPrice>();
-  readonly #tether = new PriceState();
+  readonly #routing: CoinRouting;
+  readonly #staleMs: number;
   readonly #snapshots: SnapshotBuilder;
   readonly #health: SourceHealthRegistry;
   readonly #schedule: CommitSchedule;
   readonly #commitListeners = new Set<CommitListener>();
 
-  #liveCoins = 0;
-  #tetherLive = false;
+  /** Tether and the coins quoted by the source that will serve them, for the first commit. */
+  #quoted = 0;
   #running = false;
   #statusTimer: unknown = null;
   #commitChain: Promise<unknown> = Promise.resolve();
@@ -114,19 +113,11 @@ export class Collector implements FeedListener {
       logger: this.#logger,
     });
 
-    const symbolOfPair = new Map(catalog.map((entry) => [entry.pair, entry.symbol]));
-    this.#snapshots = new SnapshotBuilder({
-      catalog,
-      config,
-      tether: this.#tether,
-      coinPrice: (pair) => {
-        const price = new CoinPrice();
-        this.#bySymbol.set(symbolOfPair.get(pair) as string, price);
-        return price;
-      },
-    });
+    this.#routing = new CoinRouting(options.sources, catalog);
+    this.#staleMs = this.#routing.staleMs;
+    this.#snapshots = new SnapshotBuilder({ catalog, config, routing: this.#routing });
     this.#health = new SourceHealthRegistry({
-      sources: options.sources ?? [],
+      sources: options.sources.sources.map((source) => source.name),
       staleMs: options.sourceStaleMs ?? 60_000,
       logger: this.#logger,
     });
@@ -150,62 +141,86 @@ export class Collector implements FeedListener {
 
   // ---- FeedListener: the hot path -------------------------------------------------------------
 
-  /** Coins priced in usdt, and tether's toman price; no other quote has a route yet. */
   quote(quote: Quote): void {
-    if (quote.currency === 'toman' && quote.symbol === 'USDT') {
-      this.#tetherQuote(quote);
-      return;
-    }
-    const coin = quote.currency === 'usdt' ? this.#bySymbol.get(quote.symbol) : undefined;
-    if (coin === undefined) {
+    const series = this.#routing.seriesOf(quote.source, quote.currency, quote.symbol);
+    if (series === undefined) {
       this.#health.rejected(quote.source, 'unrouted');
       return;
     }
-    if (!this.#accept(quote.source, coin, quote.ask, quote.tickTime)) return;
-    coin.change = quote.changePct;
-    if (!coin.live) {
-      coin.live = true;
-      this.#liveCoins++;
-      this.#maybeAllQuoted();
+    // usdt_irt is published as a whole toman: a move within one is no move.
+    const ask = series.wholeToman ? wholeToman(quote.ask) : quote.ask;
+    const rejection = this.#guard.apply(series, ask, quote.tickTime, quote.source);
+    if (rejection !== null) {
+      this.#health.rejected(quote.source, rejection);
+      return;
     }
+    const now = this.#clock();
+    series.change = quote.changePct;
+    this.#health.heard(quote.source, now);
+    if (series.heard(now, this.#staleMs)) this.#firstQuote(series);
   }
 
-  #tetherQuote(quote: Quote): void {
-    if (!this.#accept(quote.source, this.#tether, wholeToman(quote.ask), quote.tickTime)) return;
-    if (!this.#tetherLive) {
-      this.#tetherLive = true;
-      this.#maybeAllQuoted();
+  /**
+   * A series' first live quote may make its coin quoted by the source that will serve it: the
+   * first snapshot waits for that, not for any source, or a fallback that answers first would
+   * price it until the next commit.
+   */
+  #firstQuote(series: SourceSeries): void {
+    const coin = series.coin;
+    if (coin.quoted || !coin.quotedByPreferred()) return;
+    coin.quoted = true;
+    this.#quoted++;
+    if (this.#quoted === this.#routing.coins.length + 1) this.#schedule.allQuoted();
+  }
+
+  /** A source refusing us changes which source each coin waits for. */
+  #recountQuoted(): void {
+    for (const coin of this.#routing.quotable()) {
+      if (coin.quoted || !coin.quotedByPreferred()) continue;
+      coin.quoted = true;
+      this.#quoted++;
     }
+    if (this.#quoted === this.#routing.coins.length + 1) this.#schedule.allQuoted();
   }
 
   rejected(source: SourceName, reason: string): void {
     this.#health.rejected(source, reason);
   }
 
+  /** A source that refuses gives up its coins at once; one that answers again must prove itself. */
   connectionState(source: SourceName, state: ConnectionState, detail: string): void {
     this.#health.connectionState(source, state, detail);
-  }
-
-  #maybeAllQuoted(): void {
-    if (this.#tetherLive && this.#liveCoins === this.#bySymbol.size) this.#schedule.allQuoted();
-  }
-
-  /** Applies the bad-tick guard; a refused tick is counted against its source. */
-  #accept(source: SourceName, state: PriceState, price: number, tickTime: number): boolean {
-    const rejection = this.#guard.apply(state, price, tickTime, source);
-    if (rejection !== null) {
-      this.#health.rejected(source, rejection);
-      return false;
+    const availability = this.#routing.availabilityOf(source);
+    if (availability === undefined) return;
+    if (state === 'refused') {
+      availability.refused = true;
+      availability.refusal = detail;
+      this.#selectSources(this.#clock());
+      this.#recountQuoted();
+    } else if (state === 'open' && availability.refused) {
+      availability.refused = false;
+      availability.servingSince = this.#clock();
     }
-    this.#health.heard(source, this.#clock());
-    return true;
+  }
+
+  /** Picks each coin's serving sources at `now`, and logs the coins that moved. */
+  #selectSources(now: number): void {
+    const moves = this.#routing.select(now);
+    if (moves.length > 0) logRouteMoves(this.#logger, moves);
+  }
+
+  /** What each source must follow: every coin and currency some route asks of it. */
+  requests(): Map<SourceName, Array<{ symbol: string; currency: QuoteCurrency }>> {
+    return this.#routing.requests();
   }
 
   // ---- Snapshots -------------------------------------------------------------------------------
 
   /** The current state as a snapshot draft: coins that have a price, sorted by symbol. */
   buildSnapshotDraft(): SnapshotDraft {
-    return this.#snapshots.build(this.#clock());
+    const now = this.#clock();
+    this.#selectSources(now);
+    return this.#snapshots.build(now);
   }
 
   /**
@@ -237,6 +252,7 @@ export class Collector implements FeedListener {
         id: snapshot.id,
         count: snapshot.rates.length,
         usdt_irt: snapshot.usdt_irt,
+        source: snapshot.source,
         duration_ms: Number(info.durationMs.toFixed(2)),
       },
       'snapshot committed',
@@ -294,11 +310,20 @@ export class Collector implements FeedListener {
   /** Per-source health as `/v1/health` reports it. */
   status(): CollectorStatus {
     const now = this.#clock();
+    const counts = new Map<SourceName, number>();
+    for (const source of this.servedBy().values()) counts.set(source, (counts.get(source) ?? 0) + 1);
     return {
       reported_at: new Date(now).toISOString(),
       refresh_seconds: this.#refreshMs / 1000,
-      sources: this.#health.report(now),
+      sources: this.#health.report(now, counts),
     };
+  }
+
+  /** The source whose price each row shows now, by symbol (the USDT row: tether's source). */
+  servedBy(): Map<string, SourceName> {
+    const now = this.#clock();
+    this.#selectSources(now);
+    return this.#snapshots.servedBy(now);
   }
 
   rejectedCounts(): RejectedCounts {

@@ -1,42 +1,36 @@
 import type { Config } from '../config.ts';
 import type { Catalog } from '../domain/catalog.ts';
-import { BinanceFeed } from '../feeds/binance.ts';
-import { NobitexFeed } from '../feeds/nobitex.ts';
-import type { Feed, MarketRequest } from '../feeds/types.ts';
+import type { Feed } from '../feeds/types.ts';
 import type { Logger } from '../logger.ts';
+import { createFeed, type FeedTuning } from '../sources/create-feed.ts';
+import { marketRequests } from '../sources/market-codes.ts';
+import type { SourcesSetup } from '../sources/sources-setup.ts';
 import type { CollectorStatusStore, SnapshotStore } from '../store/types.ts';
 import { Collector, type CollectorOptions } from './collector.ts';
 
 /**
- * Timings that default from the config or the adapters; tests shorten them so faults and
- * recoveries play out in milliseconds instead of minutes.
+ * Timings that default from the config, the sources file or the adapters; tests shorten them so
+ * faults and recoveries play out in milliseconds instead of minutes.
  */
 export interface PipelineTuning
-  extends Pick<
-    CollectorOptions,
-    | 'refreshMs'
-    | 'statusIntervalMs'
-    | 'firstCommitGraceMs'
-    | 'sourceStaleMs'
-    | 'jumpConfirmMs'
-    | 'jumpConfirmTicks'
-    | 'clock'
-    | 'timers'
-  > {
-  /** Default NERKH_NOBITEX_POLL_SECONDS. */
-  nobitexPollMs?: number;
-  /** Floor of the poll interval (Nobitex's 20 requests/min); lowered only against a simulator. */
-  nobitexMinPollMs?: number;
-  nobitexTimeoutMs?: number;
-  nobitexBackoffMaxMs?: number;
-  binanceStallMs?: number;
-  backoffBaseMs?: number;
-  backoffMaxMs?: number;
-}
+  extends FeedTuning,
+    Pick<
+      CollectorOptions,
+      | 'refreshMs'
+      | 'statusIntervalMs'
+      | 'firstCommitGraceMs'
+      | 'sourceStaleMs'
+      | 'jumpConfirmMs'
+      | 'jumpConfirmTicks'
+      | 'clock'
+      | 'timers'
+    > {}
 
 export interface PipelineDeps {
   config: Config;
   catalog: Catalog;
+  /** The sources file's set-up, or the built-in default. */
+  sources: SourcesSetup;
   store: SnapshotStore & CollectorStatusStore;
   logger: Logger;
   tuning?: PipelineTuning;
@@ -49,26 +43,37 @@ export interface Pipeline {
 }
 
 /**
- * Sources → collector → store (design §7): the Binance stream for every catalog pair and the
- * Nobitex tether poll, feeding one Collector that commits on schedule. The collector starts from
- * the last committed snapshot, so a restart with a dead source keeps serving known prices.
+ * Sources → collector → store (design §7): a feed per configured source, each following what the
+ * routes ask of it under the source's own market codes, feeding one Collector that commits on
+ * schedule. The collector starts from the last committed snapshot, so a restart with a dead source
+ * keeps serving known prices.
  */
 export async function startPipeline(deps: PipelineDeps): Promise<Pipeline> {
-  const { config, catalog, store, logger, tuning = {} } = deps;
+  const { config, catalog, sources, store, logger, tuning = {} } = deps;
   const {
-    nobitexPollMs,
-    nobitexMinPollMs,
-    nobitexTimeoutMs,
-    nobitexBackoffMaxMs,
+    pollMs,
+    minPollMs,
+    pollTimeoutMs,
+    pollBackoffMaxMs,
     binanceStallMs,
     backoffBaseMs,
     backoffMaxMs,
+    refusedBackoffMaxMs,
     ...collectorTuning
   } = tuning;
+  const feedTuning: FeedTuning = {
+    pollMs,
+    minPollMs,
+    pollTimeoutMs,
+    pollBackoffMaxMs,
+    binanceStallMs,
+    backoffBaseMs,
+    backoffMaxMs,
+    refusedBackoffMaxMs,
+  };
   const collector = new Collector({
     ...collectorTuning,
-    // The feeds started below, so /v1/health lists each one before it first connects.
-    sources: ['binance', 'nobitex'],
+    sources,
     catalog,
     config,
     store,
@@ -77,38 +82,28 @@ export async function startPipeline(deps: PipelineDeps): Promise<Pipeline> {
   const previous = await store.latestSnapshot();
   if (previous) collector.seed(previous);
 
-  const coinMarkets: MarketRequest[] = catalog.flatMap((entry) =>
-    entry.pair === null ? [] : [{ symbol: entry.symbol, currency: 'usdt', market: entry.pair }],
-  );
-  const feeds: Feed[] = [
-    new BinanceFeed({
-      name: 'binance',
-      url: config.NERKH_BINANCE_WS_URL,
-      restUrl: config.NERKH_BINANCE_REST_URL,
-      markets: coinMarkets,
-      listener: collector,
-      logger: logger.child({ component: 'binance' }),
-      stallMs: binanceStallMs,
-      backoffBaseMs,
-      backoffMaxMs,
-    }),
-    new NobitexFeed({
-      name: 'nobitex',
-      url: config.NERKH_NOBITEX_URL,
-      markets: [{ symbol: 'USDT', currency: 'toman', market: 'usdt' }],
-      pollMs: nobitexPollMs ?? config.NERKH_NOBITEX_POLL_SECONDS * 1000,
-      listener: collector,
-      logger: logger.child({ component: 'nobitex' }),
-      timeoutMs: nobitexTimeoutMs,
-      minPollMs: nobitexMinPollMs,
-      backoffMaxMs: nobitexBackoffMaxMs,
-    }),
-  ];
+  const bySymbol = new Map(catalog.map((entry) => [entry.symbol, entry]));
+  const wanted = collector.requests();
+  const feeds: Feed[] = [];
+  for (const source of sources.sources) {
+    const markets = marketRequests(source, wanted.get(source.name) ?? [], bySymbol);
+    // A source whose routes name only coins the catalog does not list has nothing to follow.
+    if (markets.length === 0) continue;
+    feeds.push(
+      createFeed(source, markets, {
+        listener: collector,
+        logger: logger.child({ component: source.name }),
+        tuning: feedTuning,
+      }),
+    );
+  }
   collector.start();
   for (const feed of feeds) feed.start();
   logger.info(
     {
-      coins: coinMarkets.length,
+      sources: sources.origin,
+      feeds: feeds.map((feed) => feed.source),
+      coins: catalog.filter((entry) => entry.pair !== null).length,
       refresh_seconds: (tuning.refreshMs ?? config.NERKH_REFRESH_SECONDS * 1000) / 1000,
     },
     'collector pipeline started',

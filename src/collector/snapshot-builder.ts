@@ -1,30 +1,22 @@
 import type { Config } from '../config.ts';
 import { type Catalog, coinUrl } from '../domain/catalog.ts';
-import { sellIrtFrom, sellUsdtFromAsk } from '../domain/pricing.ts';
+import {
+  sellIrtFrom,
+  sellIrtOfToman,
+  sellUsdtFromAsk,
+  sellUsdtFromToman,
+  tomanWithMarkup,
+} from '../domain/pricing.ts';
 import type { RateRow, Snapshot, SnapshotDraft } from '../domain/rates.ts';
-
-/** A price as a snapshot publishes it; what sets it (a source, a restart) is not the builder's concern. */
-interface PublishedPrice {
-  /** 0 = never priced. */
-  readonly price: number;
-  /** Epoch milliseconds of the tick that last moved `price`: the row's as_of. */
-  readonly movedAt: number;
-  /** Restores a price published before a restart, with its as_of. */
-  seed(price: number, asOf: number): void;
-}
-
-/** A coin's ask in USDT, and the 24 h change quoted with it. */
-export interface PublishedCoinPrice extends PublishedPrice {
-  change: number | null;
-}
+import { tetherSymbol } from '../sources/sources-setup.ts';
+import type { CoinRoutes, CoinRouting } from './coin-routing.ts';
+import type { SourceSeries } from './source-series.ts';
 
 interface SnapshotBuilderOptions {
   catalog: Catalog;
   config: Pick<Config, 'NERKH_MARKUP_PCT' | 'markupOverrides' | 'coinUrlTemplate'>;
-  /** Tether's sell rate in toman: usdt_irt, the factor of every toman price, and the USDT row. */
-  tether: PublishedPrice;
-  /** The price published for the catalog coin priced by `pair`; asked once per coin. */
-  coinPrice(pair: string): PublishedCoinPrice;
+  /** Each coin's routes and serving sources; the builder reads them, the collector picks them. */
+  routing: CoinRouting;
 }
 
 /** as_of formatted once per move, at build time, not per tick. */
@@ -43,17 +35,42 @@ class AsOfText {
 
 class ListedCoin {
   readonly asOf = new AsOfText();
-  /** sell_usdt (the ask with markup) for the ask `sellUsdtFor`, computed once per ask. */
+  /** sell_usdt for the ask `sellUsdtFor` of `sellUsdtOf`, computed once per ask (or restored at start). */
   sellUsdt = 0;
   sellUsdtFor = 0;
+  sellUsdtOf: SourceSeries | null = null;
+  /** sell_usdt derived from the toman price `derivedFor` and the tether rate `derivedAt`, likewise. */
+  derived = 0;
+  derivedFor = 0;
+  derivedAt = 0;
 
   constructor(
     readonly symbol: string,
     readonly nameFa: string,
     readonly url: string,
     readonly markupPct: number,
-    readonly quote: PublishedCoinPrice,
+    readonly routes: CoinRoutes,
   ) {}
+
+  /** sell_usdt of a tether ask from `series`, with the markup. */
+  sellUsdtOfAsk(series: SourceSeries): number {
+    if (this.sellUsdtOf !== series || this.sellUsdtFor !== series.price) {
+      this.sellUsdt = sellUsdtFromAsk(series.price, this.markupPct);
+      this.sellUsdtFor = series.price;
+      this.sellUsdtOf = series;
+    }
+    return this.sellUsdt;
+  }
+
+  /** sell_usdt derived from a toman price with the markup, and the tether rate. */
+  derivedSellUsdt(toman: number, usdtIrt: number): number {
+    if (this.derivedFor !== toman || this.derivedAt !== usdtIrt) {
+      this.derived = sellUsdtFromToman(toman, usdtIrt);
+      this.derivedFor = toman;
+      this.derivedAt = usdtIrt;
+    }
+    return this.derived;
+  }
 }
 
 interface TetherListing {
@@ -63,110 +80,221 @@ interface TetherListing {
 }
 
 /**
- * Snapshot drafts from the published prices: a row per priced catalog coin, sorted by symbol,
- * with its markup, its toman price from tether's and its own as_of, and a USDT row carrying the
- * tether rate when the catalog lists USDT. Rows are built only when a snapshot is, never per tick.
+ * Snapshot drafts from the serving sources' prices: a row per priced catalog coin, sorted by
+ * symbol, with its markup and its own as_of, a USDT row carrying the tether rate when the catalog
+ * lists USDT, and the label of the sources that priced it. Rows are built only when a snapshot is,
+ * never per tick.
+ *
+ * Which price a row shows (docs/sources.md): a coin whose toman route has a usable source is priced
+ * in toman by that source (sell_irt its ask with the markup), its sell_usdt from the same source's
+ * tether ask, else derived as toman ÷ usdt_irt; otherwise its tether route prices it as nerkh
+ * always has (sell_usdt the ask with the markup, sell_irt = sell_usdt × usdt_irt). With no source
+ * usable, the last price stays published, toman first.
  */
 export class SnapshotBuilder {
   /** Sorted by symbol once, so a build needs no sort. */
   readonly #coins: ListedCoin[];
-  readonly #tether: PublishedPrice;
+  readonly #routing: CoinRouting;
   readonly #tetherAsOf = new AsOfText();
   /** The catalog's USDT entry, if listed: its row carries the tether rate. */
   readonly #tetherListing: TetherListing | null;
+  /** Rows each source priced in the last count, by its position in the sources file. */
+  readonly #served: number[];
 
   constructor(options: SnapshotBuilderOptions) {
-    const { catalog, config } = options;
+    const { catalog, config, routing } = options;
+    const routesOf = new Map(routing.coins.map((coin) => [coin.symbol, coin]));
     const coins: ListedCoin[] = [];
     let tetherListing: TetherListing | null = null;
     for (const entry of catalog) {
       const url = coinUrl(config.coinUrlTemplate, entry.symbol);
-      if (entry.pair === null) {
+      if (entry.symbol === tetherSymbol) {
         tetherListing = { symbol: entry.symbol, nameFa: entry.name_fa, url };
         continue;
       }
       const markupPct = config.markupOverrides.get(entry.symbol) ?? config.NERKH_MARKUP_PCT;
-      coins.push(new ListedCoin(entry.symbol, entry.name_fa, url, markupPct, options.coinPrice(entry.pair)));
+      const routes = routesOf.get(entry.symbol) as CoinRoutes;
+      coins.push(new ListedCoin(entry.symbol, entry.name_fa, url, markupPct, routes));
     }
     this.#coins = coins.sort((a, b) => (a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0));
-    this.#tether = options.tether;
+    this.#routing = routing;
     this.#tetherListing = tetherListing;
+    this.#served = routing.sources.map(() => 0);
+  }
+
+  /** Tether's serving price, or null while no source of its route has priced it. */
+  #tether(): SourceSeries | null {
+    const series = this.#routing.tether.route.current();
+    return series !== null && series.price > 0 ? series : null;
+  }
+
+  /**
+   * The series whose price a coin's row shows at `now`, or null when the coin has no row: usable
+   * toman, usable tether, then the last toman or tether price. A toman price needs usdt_irt for
+   * its sell_usdt unless its source quotes the coin in tether too.
+   */
+  #pricing(coin: ListedCoin, now: number, usdtIrt: number | null): SourceSeries | null {
+    const routing = this.#routing;
+    const toman = coin.routes.toman.current();
+    const usdt = coin.routes.usdt.current();
+    const tomanPriced =
+      toman !== null &&
+      toman.price > 0 &&
+      (usdtIrt !== null || (toman.companion !== null && toman.companion.price > 0));
+    if (tomanPriced && routing.usable(toman, now)) return toman;
+    if (usdt !== null && usdt.price > 0 && routing.usable(usdt, now)) return usdt;
+    if (tomanPriced) return toman;
+    if (usdt !== null && usdt.price > 0) return usdt;
+    return null;
   }
 
   /** The current prices as a snapshot draft updated at `now` (epoch ms): coins that have a price. */
   build(now: number): SnapshotDraft {
-    const usdtIrt = this.#tether.price > 0 ? this.#tether.price : null;
+    const tether = this.#tether();
+    const usdtIrt = tether === null ? null : tether.price;
+    const served = this.#served.fill(0);
     const rates: RateRow[] = [];
     const tetherListing = this.#tetherListing;
-    let tetherPending = tetherListing !== null && usdtIrt !== null;
+    let tetherPending = tetherListing !== null && tether !== null;
     for (const coin of this.#coins) {
       if (tetherPending && tetherListing && tetherListing.symbol < coin.symbol) {
-        rates.push(this.#tetherRow(tetherListing, usdtIrt as number));
+        rates.push(this.#tetherRow(tetherListing, tether as SourceSeries));
         tetherPending = false;
       }
-      const quote = coin.quote;
-      if (quote.price === 0) continue;
-      if (coin.sellUsdtFor !== quote.price) {
-        coin.sellUsdt = sellUsdtFromAsk(quote.price, coin.markupPct);
-        coin.sellUsdtFor = quote.price;
-      }
-      rates.push({
-        symbol: coin.symbol,
-        name_fa: coin.nameFa,
-        sell_usdt: coin.sellUsdt,
-        sell_irt: sellIrtFrom(coin.sellUsdt, usdtIrt),
-        change_24h: quote.change,
-        as_of: coin.asOf.of(quote.movedAt),
-        url: coin.url,
-      });
+      const series = this.#pricing(coin, now, usdtIrt);
+      if (series === null) continue;
+      served[series.source.order] = (served[series.source.order] as number) + 1;
+      rates.push(
+        series.currency === 'toman'
+          ? this.#tomanRow(coin, series, usdtIrt)
+          : this.#usdtRow(coin, series, usdtIrt),
+      );
     }
-    if (tetherPending && tetherListing) rates.push(this.#tetherRow(tetherListing, usdtIrt as number));
-    return { updated_at: new Date(now).toISOString(), usdt_irt: usdtIrt, rates };
+    if (tetherPending && tetherListing) rates.push(this.#tetherRow(tetherListing, tether as SourceSeries));
+    if (tether !== null && tetherListing !== null)
+      served[tether.source.order] = (served[tether.source.order] as number) + 1;
+    const label = this.#routing.sources
+      .filter((source) => (served[source.order] as number) > 0 || source === tether?.source)
+      .map((source) => source.name)
+      .join('+');
+    return { updated_at: new Date(now).toISOString(), source: label, usdt_irt: usdtIrt, rates };
   }
 
-  #tetherRow(listing: TetherListing, usdtIrt: number): RateRow {
+  /** The source whose price each row shows at `now`, by symbol (the USDT row: tether's source). */
+  servedBy(now: number): Map<string, string> {
+    const tether = this.#tether();
+    const usdtIrt = tether === null ? null : tether.price;
+    const served = new Map<string, string>();
+    for (const coin of this.#coins) {
+      const series = this.#pricing(coin, now, usdtIrt);
+      if (series !== null) served.set(coin.symbol, series.source.name);
+    }
+    if (tether !== null && this.#tetherListing !== null)
+      served.set(this.#tetherListing.symbol, tether.source.name);
+    return served;
+  }
+
+  #usdtRow(coin: ListedCoin, series: SourceSeries, usdtIrt: number | null): RateRow {
+    const sellUsdt = coin.sellUsdtOfAsk(series);
+    return {
+      symbol: coin.symbol,
+      name_fa: coin.nameFa,
+      sell_usdt: sellUsdt,
+      sell_irt: sellIrtFrom(sellUsdt, usdtIrt),
+      change_24h: series.change,
+      as_of: coin.asOf.of(series.movedAt),
+      url: coin.url,
+    };
+  }
+
+  #tomanRow(coin: ListedCoin, series: SourceSeries, usdtIrt: number | null): RateRow {
+    const toman = tomanWithMarkup(series.price, coin.markupPct);
+    const companion = series.companion !== null && series.companion.price > 0 ? series.companion : null;
+    // #pricing gives a toman price without a tether one only when usdt_irt is known.
+    const sellUsdt = companion
+      ? coin.sellUsdtOfAsk(companion)
+      : coin.derivedSellUsdt(toman, usdtIrt as number);
+    return {
+      symbol: coin.symbol,
+      name_fa: coin.nameFa,
+      sell_usdt: sellUsdt,
+      sell_irt: sellIrtOfToman(toman),
+      change_24h: series.change ?? companion?.change ?? null,
+      // Both prices shown come from the source: the row moved when either did.
+      as_of: coin.asOf.of(companion ? Math.max(series.movedAt, companion.movedAt) : series.movedAt),
+      url: coin.url,
+    };
+  }
+
+  #tetherRow(listing: TetherListing, tether: SourceSeries): RateRow {
     return {
       symbol: listing.symbol,
       name_fa: listing.nameFa,
       sell_usdt: 1,
-      sell_irt: usdtIrt,
+      sell_irt: tether.price,
       change_24h: null,
-      as_of: this.#tetherAsOf.of(this.#tether.movedAt),
+      as_of: this.#tetherAsOf.of(tether.movedAt),
       url: listing.url,
     };
   }
 
   /**
-   * Restores the prices of a committed snapshot into the prices not set yet, with their as_of,
-   * so a source that is down after a restart does not blank coins the previous run had priced.
-   * Each is published unchanged until its price moves.
+   * Restores the prices of a committed snapshot into the series that would serve each coin first
+   * (the first source of each route) where nothing is priced yet, with their as_of, so a source that
+   * is down after a restart does not blank coins the previous run had priced. Each is published
+   * exactly as stored until a source quotes the coin; meanwhile it guards that source's jumps.
    */
   seed(snapshot: Snapshot): void {
     const bySymbol = new Map<string, ListedCoin>();
     for (const coin of this.#coins) bySymbol.set(coin.symbol, coin);
-    const tether = this.#tether;
+    const tetherPrimary = this.#routing.tether.route.series[0];
+    const usdtIrt = snapshot.usdt_irt !== null && snapshot.usdt_irt > 0 ? snapshot.usdt_irt : null;
     for (const row of snapshot.rates) {
       const asOf = Date.parse(row.as_of);
       if (!Number.isFinite(asOf)) continue;
-      if (this.#tetherListing && row.symbol === this.#tetherListing.symbol) {
-        if (snapshot.usdt_irt !== null && snapshot.usdt_irt > 0 && tether.price === 0) {
-          tether.seed(snapshot.usdt_irt, asOf);
-        }
+      if (row.symbol === tetherSymbol) {
+        if (usdtIrt !== null && tetherPrimary && tetherPrimary.price === 0) tetherPrimary.seed(usdtIrt, asOf);
         continue;
       }
       const coin = bySymbol.get(row.symbol);
-      if (coin === undefined || coin.quote.price !== 0 || !(row.sell_usdt > 0)) continue;
-      // The store holds sell_usdt (ask with markup); keep publishing exactly that value until
-      // the ask moves, and guard jumps against the ask it implies.
-      const ask = coin.markupPct === 0 ? row.sell_usdt : row.sell_usdt / (1 + coin.markupPct / 100);
-      coin.quote.seed(ask, asOf);
-      coin.quote.change = row.change_24h;
+      if (coin === undefined || !(row.sell_usdt > 0)) continue;
+      this.#seedCoin(coin, row, asOf, usdtIrt);
+    }
+    if (tetherPrimary && tetherPrimary.price === 0 && usdtIrt !== null) {
+      const asOf = Date.parse(snapshot.updated_at);
+      if (Number.isFinite(asOf)) tetherPrimary.seed(usdtIrt, asOf);
+    }
+  }
+
+  #seedCoin(coin: ListedCoin, row: RateRow, asOf: number, usdtIrt: number | null): void {
+    // The store holds prices with the markup; keep publishing exactly those until a quote moves
+    // them, and guard jumps against the asks they imply.
+    const withoutMarkup = (price: number) =>
+      coin.markupPct === 0 ? price : price / (1 + coin.markupPct / 100);
+    const seedAsk = (series: SourceSeries) => {
+      const ask = withoutMarkup(row.sell_usdt);
+      series.seed(ask, asOf);
+      series.change = row.change_24h;
       coin.sellUsdt = row.sell_usdt;
       coin.sellUsdtFor = ask;
+      coin.sellUsdtOf = series;
+    };
+    const tomanPrimary = coin.routes.toman.series[0];
+    if (tomanPrimary !== undefined && row.sell_irt !== null) {
+      if (tomanPrimary.price !== 0) return;
+      tomanPrimary.seed(withoutMarkup(row.sell_irt), asOf);
+      tomanPrimary.change = row.change_24h;
+      const companion = tomanPrimary.companion;
+      if (companion !== null && companion.price === 0) {
+        seedAsk(companion);
+      } else if (companion === null && usdtIrt !== null) {
+        coin.derived = row.sell_usdt;
+        coin.derivedFor = tomanWithMarkup(tomanPrimary.price, coin.markupPct);
+        coin.derivedAt = usdtIrt;
+      }
+      return;
     }
-    if (tether.price === 0 && snapshot.usdt_irt !== null && snapshot.usdt_irt > 0) {
-      const asOf = Date.parse(snapshot.updated_at);
-      if (Number.isFinite(asOf)) tether.seed(snapshot.usdt_irt, asOf);
-    }
+    const usdtPrimary = coin.routes.usdt.series[0];
+    if (usdtPrimary !== undefined && usdtPrimary.price === 0) seedAsk(usdtPrimary);
   }
 }

@@ -82,10 +82,12 @@ export class SourceHealthRegistry {
     if (changed) this.#logger.debug({ source, state, detail }, 'source connection state');
   }
 
-  /** Every source's health at clock time `now`. */
-  report(now: number): SourceHealth[] {
+  /** Every source's health at clock time `now`, with the rows each prices (`coins`, 0 when absent). */
+  report(now: number, coins: ReadonlyMap<SourceName, number> = new Map()): SourceHealth[] {
     const report: SourceHealth[] = [];
-    for (const [source, tracker] of this.#trackers) report.push(this.#health(source, tracker, now));
+    for (const [source, tracker] of this.#trackers) {
+      report.push({ ...this.#health(source, tracker, now), coins: coins.get(source) ?? 0 });
+    }
     return report;
   }
 
@@ -102,7 +104,13 @@ export class SourceHealthRegistry {
             ? `${tracker.detail}; no valid message yet`
             : `${tracker.detail}; no valid message for ${Math.round(silentFor / 1000)} s`;
       }
-    } else if (tracker.connection === null || tracker.connection === 'closed') {
+    } else if (
+      tracker.connection === null ||
+      tracker.connection === 'closed' ||
+      tracker.connection === 'refused'
+    ) {
+      // A refusing source (HTTP 451, 403…) serves nothing however recent its last message; the
+      // detail carries its reason.
       state = 'down';
     } else {
       // connecting / stalled / backoff: still serving recent prices, or not.

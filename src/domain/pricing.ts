@@ -51,3 +51,25 @@ export function priceRejection(price: number, previous: number | null, maxJumpPc
   }
   return null;
 }
+
+/**
+ * A toman ask with the operator's markup, unrounded: sell_irt of a coin its source quotes in toman
+ * is this rounded, and a sell_usdt derived from it is taken from this, not from the rounding.
+ */
+export function tomanWithMarkup(toman: number, markupPct: number): number {
+  return markupPct === 0 ? toman : toman * (1 + markupPct / 100);
+}
+
+/** sell_irt of a coin quoted in toman: the whole toman; null when it rounds to 0, as for derived prices. */
+export function sellIrtOfToman(toman: number): number | null {
+  const whole = Math.round(toman);
+  return whole > 0 ? whole : null;
+}
+
+/**
+ * sell_usdt of a coin quoted in toman by a source that quotes it in no tether: toman ÷ usdt_irt,
+ * to 8 significant digits (usdt_irt, a whole toman, carries about 5 or 6).
+ */
+export function sellUsdtFromToman(toman: number, usdtIrt: number): number {
+  return Number((toman / usdtIrt).toPrecision(8));
+}

@@ -34,6 +34,11 @@ export const SnapshotDraftSchema = Type.Object({
     format: 'date-time',
     description: 'When the whole data set was last refreshed; not the time of any single currency',
   }),
+  // The sources that priced it, in the order of the sources file.
+  source: Type.String({
+    description: "Names of the sources that priced the rates, joined with '+', e.g. binance+nobitex",
+    examples: ['binance+nobitex'],
+  }),
   // Null while the toman source has not answered.
   usdt_irt: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
     description: 'Sell rate of tether in toman',

@@ -115,7 +115,7 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
   const snapshots = new SnapshotCache({
     store: deps.snapshots,
     labels: {
-      source: config.NERKH_SOURCE_LABEL,
+      ...(config.NERKH_SOURCE_LABEL === undefined ? {} : { source: config.NERKH_SOURCE_LABEL }),
       disclaimer: config.NERKH_DISCLAIMER,
       refreshSeconds: config.NERKH_REFRESH_SECONDS,
     },

@@ -44,6 +44,8 @@ const worse = (a: HealthStatus, b: HealthStatus): HealthStatus =>
  * - warn: age ≤ 3 × refresh, or a source degraded or down, or the collector's report missing or
  *   older than 30 s, or no instance leading the collector, or each instance limiting on its own
  *   while Redis does not answer — rates are still served, but may be getting old or over-admitted;
+ * - each source's own check: pass when up, warn when degraded or when down while serving no coin
+ *   (a fallback waiting), fail when down while rows depend on it; `coins` says how many rows;
  * - fail: no snapshot at all, or age > 3 × refresh.
  * Sources only ever warn the whole service: while the last snapshot is fresh it is still right to use.
  */
@@ -129,6 +131,7 @@ export function assessHealth(input: HealthInput): HealthReport {
           last_message_at: source.last_message_at,
           rejected: source.rejected,
           reconnects: source.reconnects,
+          ...(source.coins === undefined ? {} : { coins: source.coins }),
         },
       ];
     }
@@ -196,9 +199,11 @@ function leaderCheck(leader: CollectorLeader | null): HealthCheck {
   };
 }
 
+/** A source that is down fails its check only while rows depend on it: a fallback with no coins warns. */
 function sourceCheckStatus(source: SourceHealth): HealthStatus {
   if (source.state === 'up') return 'pass';
-  return source.state === 'degraded' ? 'warn' : 'fail';
+  if (source.state === 'degraded' || source.coins === 0) return 'warn';
+  return 'fail';
 }
 
 /** The outputs of the checks that did not pass, as one line for `output`. */

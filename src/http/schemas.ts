@@ -64,6 +64,13 @@ export const HealthCheckSchema = Type.Object(
     observedValue: Type.Union([Type.Number(), Type.String(), Type.Null()]),
     observedUnit: Type.Optional(Type.String()),
     output: Type.String(),
+    coins: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description:
+          "A source's check: rows of the rates it prices now (a fallback waiting serves 0, and only warns when down)",
+      }),
+    ),
   },
   { additionalProperties: true },
 );
@@ -114,6 +121,7 @@ export const HealthSchema = Type.Object(
               time: '2025-06-01T10:23:58.204Z',
               observedValue: 'up',
               output: 'polling every 10 s',
+              coins: 1,
             },
           ],
         },

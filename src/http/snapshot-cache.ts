@@ -35,7 +35,8 @@ interface Representation {
 export type EncodedBody = Readonly<Record<ContentCoding, Representation>>;
 
 interface RatesLabels {
-  source: string;
+  /** `source` of every response (NERKH_SOURCE_LABEL); absent, each snapshot's own label. */
+  source?: string;
   disclaimer: string;
   refreshSeconds: number;
 }
@@ -44,7 +45,7 @@ function ratesJson(snapshot: Snapshot, labels: RatesLabels, rates: readonly Rate
   // Field order of spec §2.1; rows are already in the §2.2 shape.
   return Buffer.from(
     JSON.stringify({
-      source: labels.source,
+      source: labels.source ?? snapshot.source,
       side: 'sell',
       usdt_irt: snapshot.usdt_irt,
       updated_at: snapshot.updated_at,

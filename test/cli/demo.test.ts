@@ -1,7 +1,9 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { binPath, freePort, runCli } from './run-cli.ts';
 
 const curlInstalled = ['/usr/bin/curl', '/usr/local/bin/curl', '/bin/curl'].some((path) => existsSync(path));
@@ -89,6 +91,75 @@ describe('nerkh demo', () => {
     child.kill('SIGINT');
     expect(await exited).toBe(0);
     expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it('runs a preset with Binance geo-blocked from the start: coins from the fallback, and a line to lift the block', {
+    timeout: 60_000,
+  }, async () => {
+    const port = await freePort();
+    child = spawn(
+      process.execPath,
+      [binPath, 'demo', '--preset', 'binance-failover', '--geo-block', 'binance'],
+      {
+        env: { ...process.env, PORT: String(port), LOG_LEVEL: 'silent' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    const exited = new Promise<number | null>((resolve) => child?.on('exit', (code) => resolve(code)));
+    const output = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      child?.stdout?.on('data', (chunk: Buffer) => {
+        text += chunk.toString();
+        if (text.includes('Ctrl-C')) resolve(text);
+      });
+      void exited.then((code) => reject(new Error(`demo exited ${code} before it was ready`)));
+    });
+    expect(output).toMatch(
+      /^Sources: \S+\/sources\/binance-failover\.yaml \(binance, nobitex, wallex\), at the simulator\.$/m,
+    );
+    const lift = output
+      .split('\n')
+      .map((line) => line.trim())
+      .find((line) => line.includes('_simulator/fault'));
+    expect(lift).toMatch(
+      /^curl -s -X POST -d '\{"fault":"none","target":"binance"\}' http:\/\/127\.0\.0\.1:\d+\/_simulator\/fault$/,
+    );
+    const key = /X-API-Key: (\S+)'/.exec(output)?.[1] as string;
+    const response = await fetch(`http://127.0.0.1:${port}/v1/rates`, { headers: { 'x-api-key': key } });
+    const rates = (await response.json()) as { source: string; count: number };
+    expect(rates.source).toBe('nobitex');
+    const health = (await (await fetch(`http://127.0.0.1:${port}/v1/health`)).json()) as {
+      checks: Record<string, [{ coins: number }]>;
+    };
+    expect(health.checks['binance:connection']?.[0]).toMatchObject({
+      status: 'warn',
+      observedValue: 'down',
+      output: expect.stringMatching(/^HTTP 451: Service unavailable from a restricted location/),
+      coins: 0,
+    });
+    expect(health.checks['nobitex:connection']?.[0].coins).toBe(rates.count);
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+  });
+
+  it('stops before starting anything when the sources file has a mistake, naming its place', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'nerkh-demo-sources-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'sources.yaml');
+    writeFileSync(
+      file,
+      'sources:\n  - { name: wallex, kind: wallex, url: "https://api.wallex.ir", poll_seconds: 1 }\n',
+    );
+    const result = await runCli(['demo', '--sources', file], { PORT: String(await freePort()) });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      [
+        `nerkh: sources file ${file} has 2 mistakes:`,
+        `${file}:1:1: /: missing required field "routes"`,
+        `${file}:2:79: /sources/0/poll_seconds: must be >= 3`,
+        '',
+      ].join('\n'),
+    );
   });
 
   it('fails with a one-line reason when the port is taken', { timeout: 30_000 }, async () => {

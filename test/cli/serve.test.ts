@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -63,6 +63,37 @@ describe('nerkh serve', () => {
       /^nerkh: PostgreSQL at 127\.0\.0\.1:1\/nerkh: connect ECONNREFUSED[^\n]*\n$/,
     );
     expect(result.stderr).not.toContain('s3cret');
+  });
+
+  it('stops before opening anything when the sources file has mistakes, naming the place of each', async () => {
+    const file = join(dataDir, 'sources.yaml');
+    writeFileSync(
+      file,
+      [
+        'sources:',
+        '  - { name: binance, kind: binanse, url: "wss://stream.binance.com:9443" }',
+        '  - { name: nobitex, kind: nobitex, url: "https://apiv2.nobitex.ir", poll_seconds: 1 }',
+        'routes:',
+        '  default: { usdt: [binance] }',
+        '',
+      ].join('\n'),
+    );
+    const result = await runCli(['serve'], {
+      NERKH_DATA_DIR: join(dataDir, 'data'),
+      PORT: String(await freePort()),
+      NERKH_SOURCES_FILE: file,
+    });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      [
+        `nerkh: sources file ${file} has 2 mistakes:`,
+        `${file}:2:28: /sources/0/kind: must be one of "binance", "nobitex", "wallex", "json-http"`,
+        `${file}:3:84: /sources/1/poll_seconds: must be >= 3`,
+        '',
+      ].join('\n'),
+    );
+    expect(existsSync(join(dataDir, 'data'))).toBe(false);
   });
 
   it('refuses an unknown role with a one-line reason', async () => {

@@ -4,6 +4,8 @@ import { loadConfig } from '../../src/config.ts';
 import { parseCatalog } from '../../src/domain/catalog.ts';
 import type { Snapshot, SnapshotDraft } from '../../src/domain/rates.ts';
 import { createLogger } from '../../src/logger.ts';
+import { builtInSources } from '../../src/sources/default-sources.ts';
+import { parseSources } from '../../src/sources/load-sources.ts';
 import { MemorySnapshotStore } from '../../src/store/memory/snapshot-store.ts';
 import { FakeTime, settle } from './fake-time.ts';
 
@@ -28,6 +30,7 @@ function setup(env: Record<string, string> = {}, options: Partial<CollectorOptio
   const collector = new Collector({
     catalog,
     config,
+    sources: builtInSources(config),
     store,
     logger: createLogger('silent'),
     clock: time.clock,
@@ -218,27 +221,28 @@ describe('Collector: bad ticks', () => {
 });
 
 describe('Collector: sources', () => {
-  it('lists the sources it is given before they connect, and counts a quote against the source that sent it', () => {
-    const { collector } = setup({}, { sources: ['binance', 'nobitex'] });
+  it('lists the configured sources before they connect, and refuses a quote no route asks for, against its source', () => {
+    const { collector } = setup();
     expect(collector.status().sources).toMatchObject([
-      { source: 'binance', state: 'down', detail: 'not connected yet', last_message_at: null },
-      { source: 'nobitex', state: 'down', detail: 'not connected yet', last_message_at: null },
+      { source: 'binance', state: 'down', detail: 'not connected yet', last_message_at: null, coins: 0 },
+      { source: 'nobitex', state: 'down', detail: 'not connected yet', last_message_at: null, coins: 0 },
     ]);
 
     const quote = { currency: 'usdt', changePct: null, tickTime: T0 } as const;
     collector.quote({ ...quote, symbol: 'BTC', ask: 64_000, source: 'wallex' });
-    collector.quote({ ...quote, symbol: 'XYZ', ask: 1, source: 'wallex' });
-    // A coin's toman price has no route in the collector yet.
-    collector.quote({ ...quote, symbol: 'ETH', currency: 'toman', ask: 310_000_000, source: 'wallex' });
-    collector.quote({ ...quote, symbol: 'USDT', currency: 'toman', ask: -1, source: 'bitpin' });
+    // The built-in routes ask Binance for coins in tether only, and Nobitex for tether in toman.
+    collector.quote({ ...quote, symbol: 'ETH', currency: 'toman', ask: 310_000_000, source: 'binance' });
+    collector.quote({ ...quote, symbol: 'BTC', ask: 64_000, source: 'nobitex' });
+    collector.quote({ ...quote, symbol: 'XYZ', ask: 1, source: 'binance' });
+    collector.quote({ ...quote, symbol: 'USDT', currency: 'toman', ask: -1, source: 'nobitex' });
     expect(collector.rejectedCounts()).toEqual({
-      binance: {},
-      nobitex: {},
-      wallex: { unrouted: 2 },
-      bitpin: { 'not-positive': 1 },
+      binance: { unrouted: 2 },
+      nobitex: { unrouted: 1, 'not-positive': 1 },
+      wallex: { unrouted: 1 },
     });
+    expect(collector.buildSnapshotDraft().rates).toEqual([]);
     const wallex = collector.status().sources.find((s) => s.source === 'wallex');
-    expect(wallex).toMatchObject({ last_message_at: iso(T0), rejected: 2 });
+    expect(wallex).toMatchObject({ last_message_at: null, rejected: 1, coins: 0 });
   });
 });
 
@@ -362,6 +366,7 @@ describe('Collector: commits', () => {
     const gated = new Collector({
       catalog,
       config: loadConfig({}),
+      sources: builtInSources(loadConfig({})),
       store: {
         commitSnapshot: async (draft) => {
           await gate;
@@ -452,5 +457,160 @@ describe('Collector: restart', () => {
     const row = rowOf(second.collector.buildSnapshotDraft(), 'BTC');
     expect(row).toMatchObject({ sell_usdt: 61_610, as_of: iso(T0 + 3_700_001) });
     expect(second.collector.rejectedCounts().binance).toEqual({ 'absurd-jump': 1 });
+  });
+});
+
+describe('Collector: failover between sources', () => {
+  /** Coins in tether from Binance, then Nobitex; BTC in toman from Wallex; tether from Nobitex. */
+  const failoverSources = parseSources(
+    `sources:
+  - { name: binance, kind: binance, url: "wss://stream.binance.com:9443" }
+  - { name: nobitex, kind: nobitex, url: "https://apiv2.nobitex.ir" }
+  - { name: wallex, kind: wallex, url: "https://api.wallex.ir" }
+routes:
+  default: { usdt: [binance, nobitex] }
+  coins:
+    USDT: { toman: [nobitex] }
+    BTC: { toman: [wallex] }
+failover: { stale_seconds: 60, return_after_seconds: 300 }
+`,
+    'sources.yaml',
+    { catalog, env: {} },
+  );
+
+  /** Each coin's ask in tether at Binance and at Nobitex. */
+  const asks = [
+    ['ETH', 3100, 3103.1],
+    ['BTC', 64_000, 64_064],
+    ['DOGE', 0.12, 0.12012],
+  ] as const;
+
+  function failoverSetup() {
+    const logs: Array<Record<string, unknown>> = [];
+    const base = setup(
+      {},
+      {
+        sources: failoverSources,
+        logger: createLogger('info', { write: (line: string) => logs.push(JSON.parse(line)) }),
+      },
+    );
+    const { collector, time } = base;
+    const quote = (source: string, symbol: string, currency: 'usdt' | 'toman', ask: number) =>
+      collector.quote({ source, symbol, currency, ask, changePct: null, tickTime: time.now });
+    /** Every source quotes every coin it is asked for, at the current time. */
+    const allQuote = (binanceToo = true) => {
+      for (const [symbol, binance, nobitex] of asks) {
+        if (binanceToo) quote('binance', symbol, 'usdt', binance);
+        quote('nobitex', symbol, 'usdt', nobitex);
+      }
+      quote('nobitex', 'USDT', 'toman', 100_000);
+      quote('wallex', 'BTC', 'toman', 6_500_000_000);
+      quote('wallex', 'BTC', 'usdt', 64_500);
+    };
+    const sellUsdt = () =>
+      Object.fromEntries(collector.buildSnapshotDraft().rates.map((row) => [row.symbol, row.sell_usdt]));
+    const healthOf = (source: string) => collector.status().sources.find((s) => s.source === source);
+    const moves = () => logs.filter((line) => String(line.msg).startsWith('coin '));
+    return { ...base, logs, quote, allQuote, sellUsdt, healthOf, moves };
+  }
+
+  it('moves every coin of a refusing source at once, in one log line, and says so in health and in the label', () => {
+    const { collector, time, allQuote, sellUsdt, healthOf, moves } = failoverSetup();
+    for (const source of ['binance', 'nobitex', 'wallex'])
+      collector.connectionState(source, 'open', 'serving');
+    allQuote();
+    expect(sellUsdt()).toEqual({ BTC: 64_500, DOGE: 0.12, ETH: 3100, USDT: 1 });
+    expect(collector.buildSnapshotDraft().source).toBe('binance+nobitex+wallex');
+    expect(healthOf('binance')).toMatchObject({ state: 'up', coins: 2 });
+
+    time.now += 1000;
+    const refusal = 'HTTP 451: Service unavailable from a restricted location';
+    collector.connectionState('binance', 'refused', refusal);
+    expect(moves()).toEqual([
+      expect.objectContaining({
+        msg: 'coin failed over',
+        currency: 'usdt',
+        from: 'binance',
+        to: 'nobitex',
+        reason: `refused: ${refusal}`,
+        count: 3,
+        symbols: ['ETH', 'BTC', 'DOGE'],
+      }),
+    ]);
+    expect(sellUsdt()).toEqual({ BTC: 64_500, DOGE: 0.12012, ETH: 3103.1, USDT: 1 });
+    expect(collector.buildSnapshotDraft().source).toBe('nobitex+wallex');
+    expect(healthOf('binance')).toMatchObject({ state: 'down', detail: refusal, coins: 0 });
+    expect(healthOf('nobitex')).toMatchObject({ state: 'up', coins: 3 });
+    expect(healthOf('wallex')).toMatchObject({ coins: 1 });
+  });
+
+  it('returns the coins to their primary once it has served again for the return time, logged once', () => {
+    const { collector, time, allQuote, sellUsdt, moves } = failoverSetup();
+    allQuote();
+    expect(sellUsdt().ETH).toBe(3100);
+    collector.connectionState('binance', 'refused', 'HTTP 451');
+    collector.connectionState('binance', 'open', 'streaming 3 pairs');
+    for (let second = 10; second < 300; second += 10) {
+      time.now = T0 + second * 1000;
+      allQuote();
+      expect(sellUsdt().ETH).toBe(3103.1);
+    }
+    time.now = T0 + 300_000;
+    allQuote();
+    expect(sellUsdt().ETH).toBe(3100);
+    expect(moves().map(({ msg, count }) => [msg, count])).toEqual([
+      ['coin failed over', 3],
+      ['coin returned to its primary', 3],
+    ]);
+  });
+
+  it('makes the first commit once each coin is quoted by the source that will serve it, not by a fallback', async () => {
+    const { collector, time, store, allQuote } = failoverSetup();
+    collector.start();
+    allQuote(false);
+    await time.advance(0);
+    expect(await store.latestSnapshot()).toBeNull();
+    collector.connectionState('binance', 'refused', 'HTTP 451');
+    await time.advance(0);
+    const first = await store.latestSnapshot();
+    expect(first?.source).toBe('nobitex+wallex');
+    expect(first?.updated_at).toBe(iso(T0));
+  });
+
+  it('waits for the primary when it answers after a fallback', async () => {
+    const { collector, time, store, allQuote } = failoverSetup();
+    collector.start();
+    allQuote(false);
+    await time.advance(1000);
+    expect(await store.latestSnapshot()).toBeNull();
+    allQuote();
+    await time.advance(0);
+    expect((await store.latestSnapshot())?.source).toBe('binance+nobitex+wallex');
+  });
+
+  it('moves a coin whose source stopped quoting it after the stale time, toman prices to the tether route', () => {
+    const { time, quote, allQuote, sellUsdt, collector, moves } = failoverSetup();
+    allQuote();
+    expect(collector.buildSnapshotDraft().rates.find((row) => row.symbol === 'BTC')?.sell_irt).toBe(
+      6_500_000_000,
+    );
+    time.now = T0 + 60_001;
+    // Binance goes on quoting ETH and DOGE, nobitex everything; Wallex and Binance's BTC fall silent.
+    quote('binance', 'ETH', 'usdt', 3100);
+    quote('binance', 'DOGE', 'usdt', 0.12);
+    for (const [symbol, , nobitex] of asks) quote('nobitex', symbol, 'usdt', nobitex);
+    quote('nobitex', 'USDT', 'toman', 100_000);
+    expect(sellUsdt()).toEqual({ BTC: 64_064, DOGE: 0.12, ETH: 3100, USDT: 1 });
+    expect(collector.buildSnapshotDraft().rates.find((row) => row.symbol === 'BTC')?.sell_irt).toBe(
+      6_406_400_000,
+    );
+    expect(moves()).toEqual([
+      expect.objectContaining({
+        from: 'binance',
+        to: 'nobitex',
+        reason: 'no quote for more than 60 s',
+        count: 1,
+      }),
+    ]);
   });
 });

@@ -12,7 +12,7 @@ const T0 = Date.parse('2026-03-01T10:00:00.000Z');
 function setup(options: { graceMs?: number; refreshMs?: number; commitMs?: (nth: number) => number } = {}) {
   const time = new FakeTime(T0);
   const commits: number[] = [];
-  let result: Snapshot | null = { id: 1, updated_at: '', usdt_irt: null, rates: [] };
+  let result: Snapshot | null = { id: 1, updated_at: '', source: 'binance', usdt_irt: null, rates: [] };
   const schedule = new CommitSchedule({
     timers: time,
     clock: time.clock,
@@ -27,7 +27,7 @@ function setup(options: { graceMs?: number; refreshMs?: number; commitMs?: (nth:
   });
   onTestFinished(() => schedule.stop());
   const nothingToCommit = (nothing: boolean) => {
-    result = nothing ? null : { id: 1, updated_at: '', usdt_irt: null, rates: [] };
+    result = nothing ? null : { id: 1, updated_at: '', source: 'binance', usdt_irt: null, rates: [] };
   };
   return { time, schedule, commits, nothingToCommit };
 }

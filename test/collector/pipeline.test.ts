@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -8,8 +8,13 @@ import { loadConfig } from '../../src/config.ts';
 import type { RateRow, Snapshot } from '../../src/domain/rates.ts';
 import type { SourceName } from '../../src/feeds/types.ts';
 import { createLogger } from '../../src/logger.ts';
+import { projectRoot } from '../../src/project-root.ts';
+import { startService } from '../../src/service.ts';
 import { ExchangeSimulator } from '../../src/simulator/exchange-simulator.ts';
+import { builtInSources } from '../../src/sources/default-sources.ts';
+import { parseSources } from '../../src/sources/load-sources.ts';
 import { type OpenedStore, openStore } from '../../src/store/open-store.ts';
+import { againstSimulator } from '../support/simulated-sources.ts';
 
 /** End to end over real sockets: simulator → Binance/Nobitex adapters → collector → SQLite. */
 
@@ -18,6 +23,8 @@ const catalog = loadCatalog().filter((entry) => symbols.has(entry.symbol));
 
 interface LogLine {
   msg: string;
+  from?: string;
+  to?: string;
   source?: SourceName;
   state?: string;
   id?: number;
@@ -69,6 +76,7 @@ async function startRig(options: { usdtRialStart?: number; dataDir?: string; sim
   const pipeline = await startPipeline({
     config,
     catalog,
+    sources: builtInSources(config),
     store: store.snapshots,
     logger,
     tuning: {
@@ -76,10 +84,10 @@ async function startRig(options: { usdtRialStart?: number; dataDir?: string; sim
       statusIntervalMs: 100,
       firstCommitGraceMs: 600,
       sourceStaleMs: 2000,
-      nobitexPollMs: 40,
-      nobitexMinPollMs: 40,
-      nobitexTimeoutMs: 250,
-      nobitexBackoffMaxMs: 150,
+      pollMs: 40,
+      minPollMs: 40,
+      pollTimeoutMs: 250,
+      pollBackoffMaxMs: 150,
       binanceStallMs: 400,
       backoffBaseMs: 20,
       backoffMaxMs: 150,
@@ -303,5 +311,206 @@ describe('pipeline against the exchange simulator', () => {
     }, 'the first commit after the restart');
     expect(after.rates).toEqual(before.rates);
     expect(after.usdt_irt).toBe(before.usdt_irt);
+  });
+});
+
+describe('pipeline with a sources file, against the simulator', () => {
+  /** The simulator's toman ask as a published sell_irt: a whole toman, null below half a toman. */
+  const wholeToman = (ask: string) => {
+    const toman = Math.round(Number(ask));
+    return toman > 0 ? toman : null;
+  };
+
+  async function startWith(sim: ExchangeSimulator, sourcesText: string) {
+    const dataDir = mkdtempSync(join(tmpdir(), 'nerkh-pipeline-sources-'));
+    cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
+    const config = loadConfig({ NERKH_DATA_DIR: dataDir, NERKH_PUBLIC_URL: 'https://rates.example' });
+    const store = await openStore(config);
+    cleanups.push(() => store.close());
+    const sources = parseSources(againstSimulator(sim, sourcesText), 'sources.yaml', { catalog, env: {} });
+    const pipeline = await startPipeline({
+      config,
+      catalog,
+      sources,
+      store: store.snapshots,
+      logger: createLogger('silent'),
+      tuning: { refreshMs: 150, statusIntervalMs: 100, firstCommitGraceMs: 2000, pollMs: 50, minPollMs: 50 },
+    });
+    cleanups.push(() => pipeline.stop());
+    return { store, pipeline };
+  }
+
+  async function simulator() {
+    const sim = await ExchangeSimulator.start({ catalog, seed: 21, autoTick: false, pingIntervalMs: 100 });
+    cleanups.push(() => sim.stop());
+    return sim;
+  }
+
+  it("publishes the Wallex preset's toman prices as Wallex's askPrice, with no ÷ 10, and its tether asks", async () => {
+    const sim = await simulator();
+    const { store } = await startWith(sim, readFileSync(join(projectRoot, 'sources', 'wallex.yaml'), 'utf8'));
+    const snapshot = await waitFor(async () => {
+      const latest = await store.snapshots.latestSnapshot();
+      return latest?.rates.length === catalog.length ? latest : null;
+    }, 'a snapshot with every coin');
+    expect(snapshot.source).toBe('wallex');
+    expect(snapshot.usdt_irt).toBe(wholeToman(sim.tomanAskOf('USDT')));
+    for (const entry of catalog) {
+      const row = rowOf(snapshot, entry.symbol);
+      expect([entry.symbol, row?.sell_irt]).toEqual([entry.symbol, wholeToman(sim.tomanAskOf(entry.symbol))]);
+      if (entry.pair !== null) expect(row?.sell_usdt).toBe(Number(sim.askOf(entry.pair)));
+    }
+  });
+
+  it("reads a made-up exchange's document through a json-http mapping", async () => {
+    const sim = await simulator();
+    const { store } = await startWith(
+      sim,
+      `sources:
+  - name: my-panel
+    kind: json-http
+    url: "{panel}"
+    poll_seconds: 1
+    mapping:
+      quotes: data.markets
+      key: pair
+      pair: { separator: "-" }
+      ask: sell
+      change: change24h
+      time: updated_at
+routes:
+  default: { usdt: [my-panel], toman: [my-panel] }
+`,
+    );
+    const snapshot = await waitFor(async () => {
+      const latest = await store.snapshots.latestSnapshot();
+      return latest?.rates.length === catalog.length ? latest : null;
+    }, 'a snapshot with every coin');
+    expect(snapshot.source).toBe('my-panel');
+    expect(snapshot.usdt_irt).toBe(wholeToman(sim.tomanAskOf('USDT')));
+    const btc = rowOf(snapshot, 'BTC');
+    expect(btc).toMatchObject({
+      sell_irt: wholeToman(sim.tomanAskOf('BTC')),
+      sell_usdt: Number(sim.askOf('BTCUSDT')),
+    });
+    expect(typeof btc?.change_24h).toBe('number');
+  });
+
+  it('serves the coins from Nobitex while Binance is geo-blocked from the start, and returns them to Binance after return_after_seconds', {
+    timeout: 30_000,
+  }, async () => {
+    const sim = await simulator();
+    sim.setFault('geo-block', 'binance');
+    const dataDir = mkdtempSync(join(tmpdir(), 'nerkh-geo-block-'));
+    cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
+    const config = loadConfig({
+      NERKH_DATA_DIR: dataDir,
+      PORT: '0',
+      NERKH_PUBLIC_URL: 'https://rates.example',
+    });
+    const logs: LogLine[] = [];
+    const sources = parseSources(
+      againstSimulator(
+        sim,
+        `sources:
+  - { name: binance, kind: binance, url: "wss://stream.binance.com:9443", rest_url: "https://api.binance.com" }
+  - { name: nobitex, kind: nobitex, url: "https://apiv2.nobitex.ir", poll_seconds: 3 }
+routes:
+  default: { usdt: [binance, nobitex] }
+  coins:
+    USDT: { toman: [nobitex] }
+failover: { stale_seconds: 5, return_after_seconds: 3 }
+`,
+      ),
+      'sources.yaml',
+      { catalog, env: {} },
+    );
+    const startedAt = Date.now();
+    const service = await startService({
+      config,
+      logger: createLogger('info', { write: (line: string) => logs.push(JSON.parse(line) as LogLine) }),
+      role: 'all',
+      sources,
+      tuning: {
+        refreshMs: 200,
+        statusIntervalMs: 100,
+        firstCommitGraceMs: 3000,
+        pollMs: 100,
+        minPollMs: 50,
+        backoffBaseMs: 20,
+        backoffMaxMs: 100,
+        refusedBackoffMaxMs: 200,
+      },
+    });
+    cleanups.push(() => service.stop());
+    interface Check {
+      status: string;
+      observedValue: string;
+      output: string;
+      coins: number;
+    }
+    const health = async () =>
+      ((await (await fetch(`${service.url}/v1/health`)).json()) as { checks: Record<string, [Check]> })
+        .checks;
+    const coinCount = catalog.length - 1;
+
+    // Blocked: every coin from Nobitex, at once, far within the stale time.
+    const blocked = await waitFor(async () => {
+      const latest = await service.store.snapshots.latestSnapshot();
+      return latest?.rates.length === catalog.length ? latest : null;
+    }, 'a snapshot with every coin');
+    expect(Date.now() - startedAt).toBeLessThan(5000);
+    expect(blocked.source).toBe('nobitex');
+    for (const entry of catalog) {
+      if (entry.pair !== null)
+        expect(rowOf(blocked, entry.symbol)?.sell_usdt).toBe(Number(sim.askOf(entry.pair)));
+    }
+    const before = await waitFor(async () => {
+      const checks = await health();
+      return checks['nobitex:connection']?.[0].coins === catalog.length ? checks : null;
+    }, 'health counting the coins Nobitex serves');
+    expect(before['binance:connection']?.[0]).toMatchObject({
+      status: 'warn',
+      observedValue: 'down',
+      output: expect.stringMatching(/^HTTP 451: Service unavailable from a restricted location according to/),
+      coins: 0,
+    });
+
+    // Lifted: Binance answers and quotes again, but must serve for 3 s before the coins return.
+    sim.setFault('none', 'binance');
+    const liftedAt = Date.now();
+    const ticker = setInterval(() => {
+      for (const entry of catalog) if (entry.pair !== null) sim.tick(entry.pair);
+    }, 100);
+    cleanups.push(async () => clearInterval(ticker));
+    const during = await waitFor(async () => {
+      const checks = await health();
+      return checks['binance:connection']?.[0].observedValue === 'up' ? checks : null;
+    }, 'Binance up again');
+    expect(Date.now() - liftedAt).toBeLessThan(3000);
+    expect(during['binance:connection']?.[0]).toMatchObject({ status: 'pass', coins: 0 });
+    expect(during['nobitex:connection']?.[0].coins).toBe(catalog.length);
+
+    // Returned: once Binance has been usable for return_after_seconds.
+    const after = await waitFor(
+      async () => {
+        const checks = await health();
+        return checks['binance:connection']?.[0].coins === coinCount ? checks : null;
+      },
+      'the coins back on Binance',
+      10_000,
+    );
+    expect(Date.now() - liftedAt).toBeGreaterThanOrEqual(3000);
+    expect(after['nobitex:connection']?.[0].coins).toBe(1);
+    const returned = await waitFor(async () => {
+      const latest = await service.store.snapshots.latestSnapshot();
+      return latest?.source === 'binance+nobitex' ? latest : null;
+    }, 'a snapshot priced by Binance');
+    expect(returned.rates).toHaveLength(catalog.length);
+    // Logged by event, not per coin: coins whose quotes resumed a moment apart may return in two lines.
+    const returns = logs.filter((line) => line.msg === 'coin returned to its primary');
+    expect(returns.every((line) => line.from === 'nobitex' && line.to === 'binance')).toBe(true);
+    expect(returns.reduce((sum, line) => sum + (line.count ?? 0), 0)).toBe(coinCount);
+    expect(logs.filter((line) => line.msg === 'coin failed over')).toEqual([]);
   });
 });

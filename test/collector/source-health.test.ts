@@ -34,6 +34,7 @@ describe('SourceHealthRegistry: which sources it lists', () => {
         last_message_at: null,
         rejected: 0,
         reconnects: 0,
+        coins: 0,
       })),
     );
     expect(registry.rejectedCounts()).toEqual({ wallex: {}, binance: {}, nobitex: {} });
@@ -84,6 +85,38 @@ describe('SourceHealthRegistry: state', () => {
     }
     registry.connectionState('binance', 'closed', 'stopped');
     expect(healthOf('binance', T0 + 1)).toMatchObject({ state: 'down', detail: 'stopped' });
+  });
+
+  it('is down while the source refuses us, however recent its last message, with its reason', () => {
+    const { registry, healthOf } = setup(['binance'], 30_000);
+    registry.connectionState('binance', 'open', 'streaming');
+    registry.heard('binance', T0);
+    const refusal = 'HTTP 451: Service unavailable from a restricted location';
+    registry.connectionState('binance', 'refused', refusal);
+    expect(healthOf('binance', T0 + 1)).toMatchObject({
+      state: 'down',
+      detail: refusal,
+      last_message_at: iso(T0),
+    });
+    registry.connectionState('binance', 'open', 'streaming');
+    registry.heard('binance', T0 + 2);
+    expect(healthOf('binance', T0 + 2)).toMatchObject({ state: 'up', reconnects: 1 });
+  });
+
+  it('reports how many rows each source prices, 0 for a source not counted', () => {
+    const { registry } = setup(['binance', 'nobitex', 'wallex']);
+    const report = registry.report(
+      T0,
+      new Map([
+        ['binance', 150],
+        ['nobitex', 1],
+      ]),
+    );
+    expect(report.map(({ source, coins }) => [source, coins])).toEqual([
+      ['binance', 150],
+      ['nobitex', 1],
+      ['wallex', 0],
+    ]);
   });
 
   it('counts a reconnect each time an open source opens again, not its first open', () => {

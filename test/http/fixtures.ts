@@ -30,6 +30,7 @@ export function sampleSnapshot(updatedAt = '2025-01-01T12:00:00.000Z'): Snapshot
   });
   return {
     updated_at: updatedAt,
+    source: 'binance+nobitex',
     usdt_irt: usdtIrt,
     rates: [
       row('BTC', 'بیت‌کوین', 97_250.5, 1.25, '2025-01-01T11:59:58.000Z'),

@@ -163,3 +163,47 @@ describe('assessHealth thresholds', () => {
     });
   });
 });
+
+describe('assessHealth: sources by the coins they serve', () => {
+  const withSources = (sources: CollectorStatus['sources']): CollectorStatus => ({ ...collector(), sources });
+  const source = (name: string, state: SourceState, coins: number, detail = 'ok') => ({
+    source: name,
+    state,
+    detail,
+    last_message_at: null,
+    rejected: 0,
+    reconnects: 0,
+    coins,
+  });
+
+  it('lists every source with the rows it prices; one down while serving coins fails its check, a fallback down only warns', () => {
+    const refusal = 'HTTP 451: Service unavailable from a restricted location';
+    const { body, httpStatus } = assess(
+      snapshotAged(60),
+      withSources([
+        source('binance', 'down', 0, refusal),
+        source('nobitex', 'up', 155),
+        source('wallex', 'down', 3),
+      ]),
+    );
+    expect(Value.Check(HealthSchema, body)).toBe(true);
+    expect(httpStatus).toBe(200);
+    expect(body.status).toBe('warn');
+    expect(body.checks['binance:connection']?.[0]).toMatchObject({
+      status: 'warn',
+      observedValue: 'down',
+      output: refusal,
+      coins: 0,
+    });
+    expect(body.checks['nobitex:connection']?.[0]).toMatchObject({ status: 'pass', coins: 155 });
+    expect(body.checks['wallex:connection']?.[0]).toMatchObject({ status: 'fail', coins: 3 });
+    expect(body.output).toContain(`binance:connection: ${refusal}`);
+  });
+
+  it('fails the check of a down source from a collector that does not count coins, as before', () => {
+    const { coins: _coins, ...uncounted } = source('binance', 'down', 0);
+    const { body } = assess(snapshotAged(60), withSources([uncounted]));
+    expect(body.checks['binance:connection']?.[0]).toMatchObject({ status: 'fail' });
+    expect(body.checks['binance:connection']?.[0]).not.toHaveProperty('coins');
+  });
+});

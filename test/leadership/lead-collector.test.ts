@@ -5,6 +5,7 @@ import type { Snapshot } from '../../src/domain/rates.ts';
 import { leadCollector } from '../../src/leadership/lead-collector.ts';
 import { createLogger } from '../../src/logger.ts';
 import { ExchangeSimulator } from '../../src/simulator/exchange-simulator.ts';
+import { loadSources } from '../../src/sources/load-sources.ts';
 import { MemorySnapshotStore } from '../../src/store/memory/snapshot-store.ts';
 import type { CollectorLease } from '../../src/store/types.ts';
 import { sampleSnapshot } from '../http/fixtures.ts';
@@ -49,8 +50,9 @@ async function rig(agoMs: number) {
       lease,
       config,
       catalog,
+      sources: loadSources(config, catalog),
       logger: createLogger('silent'),
-      tuning: { refreshMs, firstCommitGraceMs: 500, nobitexPollMs: 100, nobitexMinPollMs: 100 },
+      tuning: { refreshMs, firstCommitGraceMs: 500, pollMs: 100, minPollMs: 100 },
     });
   return { sim, store, previous, controller, leading };
 }

@@ -4,10 +4,15 @@ import type { SnapshotDraft } from '../../src/domain/rates.ts';
 import type { OpenedStore } from '../../src/store/open-store.ts';
 import type { CollectorStatusStore, SnapshotStore } from '../../src/store/types.ts';
 
-export function draftAt(minute: number, usdtIrt: number | null = 105_299): SnapshotDraft {
+export function draftAt(
+  minute: number,
+  usdtIrt: number | null = 105_299,
+  source = 'binance+nobitex',
+): SnapshotDraft {
   const at = (offset: number) => new Date(Date.UTC(2026, 2, 1, 10, minute, offset)).toISOString();
   return {
     updated_at: at(0),
+    source,
     usdt_irt: usdtIrt,
     rates: [
       {
@@ -96,6 +101,13 @@ export function describeSnapshotStoreContract(
       expect(latest?.rates[1]?.sell_usdt).toBe(0.00001234);
       await store.commitSnapshot(draftAt(2));
       expect((await store.latestSnapshot())?.rates[0]?.sell_irt).toBe(Math.round(64_002.01 * 105_299));
+    });
+
+    it('keeps the label of the sources that priced each snapshot', async () => {
+      await store.commitSnapshot(draftAt(1, 105_299, 'wallex'));
+      expect((await store.latestSnapshot())?.source).toBe('wallex');
+      await store.commitSnapshot(draftAt(2, 105_299, 'binance+nobitex+wallex'));
+      expect((await store.latestSnapshot())?.source).toBe('binance+nobitex+wallex');
     });
 
     it('is not changed by later changes to the draft or to a snapshot read from it', async () => {

@@ -14,7 +14,8 @@ import { escapeMarkdown } from './markdown.ts';
 interface SiteSettings {
   publicUrl: string;
   disclaimer: string;
-  sourceLabel: string;
+  /** NERKH_SOURCE_LABEL; absent, the served snapshot's own label. */
+  sourceLabel?: string;
   refreshSeconds: number;
   rateLimit: number;
   rateWindowSeconds: number;
@@ -106,7 +107,10 @@ export class SitePages {
       description:
         'How to call the nerkh rates API: authentication, fields, rate limits, caching, errors and examples.',
       markdown: this.fill('docs', {
-        sourceLabel: jsonStringContent(settings.sourceLabel),
+        // An example response: the label a response would carry now, or the built-in set-up's.
+        sourceLabel: jsonStringContent(
+          settings.sourceLabel ?? this.#sources.currentSnapshot()?.source ?? 'binance+nobitex',
+        ),
         disclaimerJson: JSON.stringify(settings.disclaimer),
         errorTable,
       }),

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { initialSchema } from './migrations/0001-initial-schema.ts';
+import { snapshotSource } from './migrations/0002-snapshot-source.ts';
 import { collectorLeaseAndChangeNotices } from './migrations/0003-collector-lease-and-change-notices.ts';
 import { reasonOf } from './pool.ts';
 
@@ -11,7 +12,11 @@ export interface Migration {
 }
 
 /** Append-only: each entry is applied once, in order. Never edit a released entry; add a new one. */
-export const schemaMigrations: readonly Migration[] = [initialSchema, collectorLeaseAndChangeNotices];
+export const schemaMigrations: readonly Migration[] = [
+  initialSchema,
+  snapshotSource,
+  collectorLeaseAndChangeNotices,
+];
 
 /**
  * The advisory lock migrators take, as PostgreSQL's two-key form: nerkh's namespace (the bytes

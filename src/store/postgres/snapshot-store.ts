@@ -8,6 +8,7 @@ interface SnapshotRow {
   /** bigint columns arrive as strings (they may exceed 2^53); ours never do. */
   id: string;
   updated_at: Date;
+  source: string;
   usdt_irt: string | null;
   rates: RateRow[];
 }
@@ -15,10 +16,10 @@ interface SnapshotRow {
 /**
  * One statement inserts the snapshot and prunes beyond the retention bound, so both become
  * visible together or not at all. The statement's queries do not see the row it inserts: keeping
- * the newest `retention - 1` older rows ($4) leaves `retention` in all. Pruning goes by rank, not
+ * the newest `retention - 1` older rows ($5) leaves `retention` in all. Pruning goes by rank, not
  * by `id - retention`, because identity values have gaps (a rolled-back insert still uses one).
  *
- * A leader's commit carries its term ($5; null for a store no lease elects) and inserts only if
+ * A leader's commit carries its term ($6; null for a store no lease elects) and inserts only if
  * that is the lease's term. The lease row is read FOR SHARE: a standby taking the lease over waits
  * for a commit in flight to end, and a commit that began before the takeover ended sees the new
  * term once it has the row, so no snapshot of a deposed leader can land after its successor's start.
@@ -26,14 +27,14 @@ interface SnapshotRow {
 const commit = {
   name: 'nerkh-commit-snapshot',
   text: `WITH fence AS (
-           SELECT FROM collector_lease WHERE id = 1 AND ($5::bigint IS NULL OR term = $5) FOR SHARE
+           SELECT FROM collector_lease WHERE id = 1 AND ($6::bigint IS NULL OR term = $6) FOR SHARE
          ), inserted AS (
-           INSERT INTO snapshots (updated_at, usdt_irt, rates)
-           SELECT $1::timestamptz, $2::bigint, $3::json FROM fence RETURNING id
+           INSERT INTO snapshots (updated_at, source, usdt_irt, rates)
+           SELECT $1::timestamptz, $2::text, $3::bigint, $4::json FROM fence RETURNING id
          ), pruned AS (
            DELETE FROM snapshots
            WHERE EXISTS (SELECT FROM inserted)
-             AND id <= (SELECT id FROM snapshots ORDER BY id DESC OFFSET $4 LIMIT 1)
+             AND id <= (SELECT id FROM snapshots ORDER BY id DESC OFFSET $5 LIMIT 1)
          )
          SELECT id FROM inserted`,
 };
@@ -50,7 +51,7 @@ const putStatus = {
 // Named statements are parsed and planned once per connection: these run on every poll and read.
 const latest = {
   name: 'nerkh-latest-snapshot',
-  text: 'SELECT id, updated_at, usdt_irt, rates FROM snapshots ORDER BY id DESC LIMIT 1',
+  text: 'SELECT id, updated_at, source, usdt_irt, rates FROM snapshots ORDER BY id DESC LIMIT 1',
 };
 const latestId = {
   name: 'nerkh-latest-snapshot-id',
@@ -71,7 +72,14 @@ export class PostgresSnapshotStore implements SnapshotStore, CollectorStatusStor
   async commitSnapshot(draft: SnapshotDraft): Promise<Snapshot> {
     const { rows } = await this.pool.query<{ id: string }>({
       ...commit,
-      values: [draft.updated_at, draft.usdt_irt, JSON.stringify(draft.rates), this.retention - 1, this.term],
+      values: [
+        draft.updated_at,
+        draft.source,
+        draft.usdt_irt,
+        JSON.stringify(draft.rates),
+        this.retention - 1,
+        this.term,
+      ],
     });
     const id = rows[0]?.id;
     if (id === undefined) throw new StaleTermError(this.term ?? 0);
@@ -84,6 +92,7 @@ export class PostgresSnapshotStore implements SnapshotStore, CollectorStatusStor
     return {
       id: Number(row.id),
       updated_at: row.updated_at.toISOString(),
+      source: row.source,
       usdt_irt: row.usdt_irt === null ? null : Number(row.usdt_irt),
       rates: row.rates,
     };

@@ -58,6 +58,9 @@ const migrations: readonly string[] = [
      BEGIN UPDATE api_keys_version SET version = version + 1 WHERE id = 1; END;
    CREATE TRIGGER api_keys_deleted AFTER DELETE ON api_keys
      BEGIN UPDATE api_keys_version SET version = version + 1 WHERE id = 1; END;`,
+  // The label of the sources that priced each snapshot; every snapshot stored before it was
+  // priced by the only set-up there was, Binance and Nobitex.
+  `ALTER TABLE snapshots ADD COLUMN source TEXT NOT NULL DEFAULT 'binance+nobitex';`,
 ];
 
 /**

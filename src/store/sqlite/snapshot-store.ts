@@ -6,6 +6,7 @@ import type { SqliteDatabase } from './database.ts';
 interface SnapshotRow {
   id: number;
   updated_at: string;
+  source: string;
   usdt_irt: number | null;
   rates: string;
 }
@@ -23,12 +24,12 @@ export class SqliteSnapshotStore implements SnapshotStore, CollectorStatusStore 
     db: SqliteDatabase,
     private readonly retention: number,
   ) {
-    this.#insert = db.prepare<[string, number | null, string], never>(
-      'INSERT INTO snapshots (updated_at, usdt_irt, rates) VALUES (?, ?, ?)',
+    this.#insert = db.prepare<[string, string, number | null, string], never>(
+      'INSERT INTO snapshots (updated_at, source, usdt_irt, rates) VALUES (?, ?, ?, ?)',
     );
     this.#prune = db.prepare<[number], never>('DELETE FROM snapshots WHERE id <= ?');
     this.#latest = db.prepare<[], SnapshotRow>(
-      'SELECT id, updated_at, usdt_irt, rates FROM snapshots ORDER BY id DESC LIMIT 1',
+      'SELECT id, updated_at, source, usdt_irt, rates FROM snapshots ORDER BY id DESC LIMIT 1',
     );
     this.#latestId = db.prepare<[], { id: number | null }>('SELECT max(id) AS id FROM snapshots');
     this.#putStatus = db.prepare<[string], never>(
@@ -38,7 +39,8 @@ export class SqliteSnapshotStore implements SnapshotStore, CollectorStatusStore 
     // One transaction: the new row and the pruning become visible together or not at all.
     this.#commit = db.transaction((draft: SnapshotDraft): number => {
       const id = Number(
-        this.#insert.run(draft.updated_at, draft.usdt_irt, JSON.stringify(draft.rates)).lastInsertRowid,
+        this.#insert.run(draft.updated_at, draft.source, draft.usdt_irt, JSON.stringify(draft.rates))
+          .lastInsertRowid,
       );
       this.#prune.run(id - this.retention);
       return id;
@@ -56,6 +58,7 @@ export class SqliteSnapshotStore implements SnapshotStore, CollectorStatusStore 
     return {
       id: row.id,
       updated_at: row.updated_at,
+      source: row.source,
       usdt_irt: row.usdt_irt,
       rates: JSON.parse(row.rates) as RateRow[],
     };

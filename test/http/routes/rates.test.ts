@@ -67,6 +67,12 @@ describe('GET /v1/rates', () => {
     expect(body.rates.find((r: { symbol: string }) => r.symbol === 'BTC')).toEqual(sampleSnapshot().rates[0]);
   });
 
+  it('names the sources that priced the snapshot, each snapshot its own', async () => {
+    t = await openApp({ snapshot: { ...sampleSnapshot(), source: 'nobitex+wallex' } });
+    expect((await get('/v1/rates')).json().source).toBe('nobitex+wallex');
+    expect((await get('/v1/rates?symbol=btc')).json().source).toBe('nobitex+wallex');
+  });
+
   it('uses the configured source label and disclaimer', async () => {
     t = await openApp({
       env: { NERKH_SOURCE_LABEL: 'acme-exchange', NERKH_DISCLAIMER: 'Informational only.' },

@@ -14,6 +14,7 @@ export const fixedNow = Date.parse('2025-06-01T10:24:00.000Z');
 /** A committed snapshot as the collector would write it: toman integers, Persian names, per-row as_of. */
 export const snapshotDraft: SnapshotDraft = {
   updated_at: '2025-06-01T10:20:00.000Z',
+  source: 'binance+nobitex',
   usdt_irt: 61250,
   rates: [
     {

@@ -50,7 +50,7 @@ describe.skipIf(skipPostgres)('PostgresSnapshotStore', () => {
     await snapshots.commitSnapshot(draftAt(1));
     await client.query('BEGIN');
     for (let i = 0; i < 10; i++) {
-      await client.query(`INSERT INTO snapshots (updated_at, rates) VALUES (now(), '[]')`);
+      await client.query(`INSERT INTO snapshots (updated_at, source, rates) VALUES (now(), 'binance', '[]')`);
     }
     await client.query('ROLLBACK');
     const afterGap = await snapshots.commitSnapshot(draftAt(2));

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqlite, type SqliteDatabase } from '../../../src/store/sqlite/database.ts';
 import { SqliteSnapshotStore } from '../../../src/store/sqlite/snapshot-store.ts';
@@ -46,6 +47,26 @@ describe('SqliteSnapshotStore on a file', () => {
     expect(await reopened.latestSnapshotId()).toBe(4);
     expect(await reopened.getCollectorStatus()).toEqual(status);
     expect((await reopened.commitSnapshot(draftAt(9))).id).toBe(5);
+  });
+
+  it('serves the snapshots of a database written before the source label as binance+nobitex, the only set-up there was', async () => {
+    // The snapshot tables as the first three migrations left them, with a snapshot in them.
+    const old = new Database(join(dataDir, 'nerkh.db'));
+    old.exec(`CREATE TABLE snapshots (
+      id INTEGER PRIMARY KEY AUTOINCREMENT, updated_at TEXT NOT NULL, usdt_irt INTEGER, rates TEXT NOT NULL
+    );
+    CREATE TABLE collector_status (id INTEGER PRIMARY KEY CHECK (id = 1), report TEXT NOT NULL);`);
+    const { source: _source, ...draft } = draftAt(1);
+    old
+      .prepare('INSERT INTO snapshots (updated_at, usdt_irt, rates) VALUES (?, ?, ?)')
+      .run(draft.updated_at, draft.usdt_irt, JSON.stringify(draft.rates));
+    old.pragma('user_version = 3');
+    old.close();
+
+    const store = new SqliteSnapshotStore(openDb(), 10);
+    expect(await store.latestSnapshot()).toEqual({ id: 1, ...draftAt(1, 105_299, 'binance+nobitex') });
+    await store.commitSnapshot(draftAt(2, 105_299, 'nobitex+wallex'));
+    expect((await store.latestSnapshot())?.source).toBe('nobitex+wallex');
   });
 
   it('lets a second connection (an API instance) see each commit as soon as it returns', async () => {

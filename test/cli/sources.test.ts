@@ -1,0 +1,176 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { loadCatalog } from '../../src/collector/catalog-file.ts';
+import { ExchangeSimulator } from '../../src/simulator/exchange-simulator.ts';
+import { againstSimulator, presetFile } from '../support/simulated-sources.ts';
+import { runCli } from './run-cli.ts';
+
+/** `nerkh sources check` as an operator runs it, against the exchange simulator. */
+
+const symbols = new Set(['USDT', 'BTC', 'ETH', 'DOGE', 'SHIB']);
+const catalog = loadCatalog().filter((entry) => symbols.has(entry.symbol));
+const dir = mkdtempSync(join(tmpdir(), 'nerkh-sources-check-'));
+const catalogFile = join(dir, 'catalog.json');
+let sim: ExchangeSimulator;
+
+beforeAll(async () => {
+  writeFileSync(catalogFile, JSON.stringify(catalog));
+  // No random walk: the prices printed can be compared with the simulator's.
+  sim = await ExchangeSimulator.start({ catalog, seed: 16, autoTick: false });
+});
+afterAll(async () => {
+  await sim.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const check = (args: string[], env: Record<string, string> = {}) =>
+  runCli(['sources', 'check', ...args], { NERKH_CATALOG: catalogFile, ...env });
+
+/** The rows of the printed table, by symbol: [source, sell_usdt, sell_irt, as_of]. */
+function printedRows(stdout: string): Map<string, string[]> {
+  const rows = new Map<string, string[]>();
+  for (const line of stdout.split('\n')) {
+    const cells = line.trim().split(/\s{2,}/);
+    if (cells.length === 5 && symbols.has(cells[0] as string)) rows.set(cells[0] as string, cells.slice(1));
+  }
+  return rows;
+}
+
+function sourceLines(stdout: string): string[] {
+  const lines = stdout.split('\n');
+  return lines.slice(lines.findIndex((line) => line.startsWith('source '))).filter((line) => line !== '');
+}
+
+describe('nerkh sources check', () => {
+  it('tries the built-in set-up: every coin from Binance, tether from Nobitex, each source ok', async () => {
+    const result = await check([], {
+      NERKH_BINANCE_WS_URL: sim.wsBaseUrl,
+      NERKH_BINANCE_REST_URL: sim.restBaseUrl,
+      NERKH_NOBITEX_URL: sim.nobitexBaseUrl,
+    });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(
+      /^Sources: built-in default\. What a snapshot would publish now \(5 rows, source "binance\+nobitex"\):/,
+    );
+    const usdtIrt = Number(sim.usdtBestSellRial()) / 10;
+    const rows = printedRows(result.stdout);
+    expect([...rows.keys()]).toEqual(['BTC', 'DOGE', 'ETH', 'SHIB', 'USDT']);
+    for (const entry of catalog) {
+      const [source, sellUsdt, sellIrt] = rows.get(entry.symbol) as string[];
+      if (entry.pair === null) {
+        expect([source, sellUsdt, sellIrt]).toEqual(['nobitex', '1', String(usdtIrt)]);
+      } else {
+        expect([source, Number(sellUsdt)]).toEqual(['binance', Number(sim.askOf(entry.pair))]);
+      }
+    }
+    expect(sourceLines(result.stdout)).toEqual([
+      'source   kind     result',
+      'binance  binance  ok: quoted 4 of 4 markets',
+      'nobitex  nobitex  ok: quoted 1 of 1 markets',
+    ]);
+  });
+
+  it('tries the Wallex preset: toman prices are Wallex’s askPrice as quoted, with no ÷ 10', async () => {
+    const result = await check([presetFile(sim, 'wallex', dir)]);
+    expect(result.code).toBe(0);
+    const rows = printedRows(result.stdout);
+    for (const symbol of ['BTC', 'ETH', 'DOGE', 'USDT']) {
+      const [source, , sellIrt] = rows.get(symbol) as string[];
+      expect([symbol, source, Number(sellIrt)]).toEqual([
+        symbol,
+        'wallex',
+        Math.round(Number(sim.tomanAskOf(symbol))),
+      ]);
+    }
+    expect(sourceLines(result.stdout)).toEqual([
+      'source   kind     result',
+      'wallex   wallex   ok: quoted 9 of 9 markets',
+      'binance  binance  ok: quoted 4 of 4 markets',
+      'nobitex  nobitex  ok: quoted 1 of 1 markets',
+    ]);
+  });
+
+  it('names the reason a source fails, prices the coins from the fallbacks, and exits 1', async () => {
+    sim.setFault('geo-block', 'binance');
+    onTestFinished(() => sim.setFault('none', 'binance'));
+    const result = await check([presetFile(sim, 'binance-failover', dir), '--json']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe('nerkh: a source failed: binance\n');
+    const body = JSON.parse(result.stdout);
+    expect(body.source).toBe('nobitex');
+    expect(body.rates.map((row: { source: string }) => row.source)).toEqual(Array(5).fill('nobitex'));
+    expect(body.sources[0]).toMatchObject({
+      name: 'binance',
+      kind: 'binance',
+      ok: false,
+      detail: expect.stringMatching(/^HTTP 451: Service unavailable from a restricted location according to/),
+      quoted: 0,
+      missing: ['BTC/usdt', 'ETH/usdt', 'DOGE/usdt', 'SHIB/usdt'],
+    });
+    expect(
+      body.sources.slice(1).map((trial: { name: string; ok: boolean }) => [trial.name, trial.ok]),
+    ).toEqual([
+      ['nobitex', true],
+      ['wallex', true],
+    ]);
+  });
+
+  it("reads a made-up exchange's document through a json-http mapping", async () => {
+    const file = join(dir, 'panel.yaml');
+    writeFileSync(
+      file,
+      againstSimulator(
+        sim,
+        `sources:
+  - name: my-panel
+    kind: json-http
+    url: "{panel}"
+    mapping: { quotes: data.markets, key: pair, pair: { separator: "-" }, ask: sell, change: change24h, time: updated_at }
+routes:
+  default: { usdt: [my-panel], toman: [my-panel] }
+`,
+      ),
+    );
+    const result = await check([file, '--json']);
+    expect(result.code).toBe(0);
+    const body = JSON.parse(result.stdout);
+    expect(body.source).toBe('my-panel');
+    const btc = body.rates.find((row: { symbol: string }) => row.symbol === 'BTC');
+    expect(btc).toMatchObject({ source: 'my-panel', sell_irt: Math.round(Number(sim.tomanAskOf('BTC'))) });
+    expect(body.usdt_irt).toBe(Math.round(Number(sim.tomanAskOf('USDT'))));
+    expect(body.sources).toEqual([
+      expect.objectContaining({ name: 'my-panel', ok: true, requested: 9, quoted: 9, missing: [] }),
+    ]);
+  });
+
+  it('lists every mistake of an invalid file with its place, and exits 2 without contacting a source', async () => {
+    const file = join(dir, 'broken.yaml');
+    writeFileSync(
+      file,
+      'sources:\n  - { name: wallex, kind: wallex, url: "https://api.wallex.ir" }\nroutes:\n  default: { usdt: [walex] }\n',
+    );
+    const result = await check([file]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      [
+        `nerkh: sources file ${file} has 3 mistakes:`,
+        `${file}:2:5: /sources/0: "wallex" is in no route, so it would never be asked for a price; name it in routes or remove it`,
+        `${file}:3:1: /routes: tether needs a toman route (routes.coins.USDT.toman, or routes.default.toman): its toman price is usdt_irt, which every toman price derived from tether needs`,
+        `${file}:4:21: /routes/default/usdt/0: no source is named "walex"; the sources are: wallex`,
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('explains itself in its help', async () => {
+    const result = await runCli(['sources', 'check', '--help'], {});
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Usage: nerkh sources check [options] [file]');
+    expect(result.stdout).toContain('FILE:LINE:COL: /pointer: message (exit 2)');
+    expect(result.stdout).toContain('Exits 1 when a source failed.');
+  });
+});

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { parseCatalog } from '../../src/domain/catalog.ts';
+import { marketCode, marketRequests } from '../../src/sources/market-codes.ts';
+import type { SourceEntry } from '../../src/sources/sources-schema.ts';
+
+const [btc, shib] = parseCatalog([
+  { symbol: 'BTC', name_fa: 'بیت‌کوین', pair: 'BTCUSDT' },
+  { symbol: 'SHIB', name_fa: 'شیبا اینو', pair: 'SHIBUSDT' },
+]) as [{ symbol: string; name_fa: string; pair: string }, { symbol: string; name_fa: string; pair: string }];
+
+const binance: SourceEntry = { name: 'binance', kind: 'binance', url: 'wss://stream.binance.com:9443' };
+const nobitex: SourceEntry = { name: 'nobitex', kind: 'nobitex', url: 'https://apiv2.nobitex.ir' };
+const wallex: SourceEntry = { name: 'wallex', kind: 'wallex', url: 'https://api.wallex.ir' };
+const panel: SourceEntry = {
+  name: 'panel',
+  kind: 'json-http',
+  url: 'https://panel.example/p',
+  mapping: { quotes: 'data', key: 's', ask: 'a', currency: 'toman' },
+};
+
+describe('marketCode', () => {
+  it("names each coin as the source's own API does, by kind", () => {
+    expect(marketCode(binance, btc, 'usdt')).toBe('BTCUSDT');
+    expect(marketCode(nobitex, btc, 'usdt')).toBe('btc');
+    expect(marketCode(nobitex, btc, 'toman')).toBe('btc');
+    expect(marketCode(wallex, btc, 'usdt')).toBe('BTCUSDT');
+    expect(marketCode(wallex, btc, 'toman')).toBe('BTCTMN');
+    expect(marketCode(panel, btc, 'toman')).toBe('BTC');
+  });
+
+  it("uses the source's own name of a coin from its symbols entry", () => {
+    const renamed = { symbols: { SHIB: '1000shib', BTC: 'XBT' } };
+    expect(marketCode({ ...binance, ...renamed }, shib, 'usdt')).toBe('1000SHIBUSDT');
+    expect(marketCode({ ...nobitex, ...renamed }, shib, 'toman')).toBe('1000shib');
+    expect(marketCode({ ...wallex, ...renamed }, btc, 'toman')).toBe('XBTTMN');
+    expect(marketCode({ ...panel, ...renamed }, btc, 'toman')).toBe('XBT');
+  });
+
+  it("takes Binance's pair from the catalog, which may differ from SYMBOL + USDT", () => {
+    expect(marketCode(binance, { symbol: 'BTTC', name_fa: 'بیت‌تورنت', pair: 'BTTCUSDT' }, 'usdt')).toBe(
+      'BTTCUSDT',
+    );
+    expect(marketCode(binance, { symbol: 'LUNC', name_fa: 'لونا', pair: 'LUNAUSDT' }, 'usdt')).toBe(
+      'LUNAUSDT',
+    );
+  });
+});
+
+describe('marketRequests', () => {
+  it('asks for tether even when the catalog does not list it', () => {
+    expect(
+      marketRequests(
+        wallex,
+        [
+          { symbol: 'USDT', currency: 'toman' },
+          { symbol: 'BTC', currency: 'usdt' },
+        ],
+        new Map([['BTC', btc]]),
+      ),
+    ).toEqual([
+      { symbol: 'USDT', currency: 'toman', market: 'USDTTMN' },
+      { symbol: 'BTC', currency: 'usdt', market: 'BTCUSDT' },
+    ]);
+  });
+});
