@@ -1,5 +1,5 @@
 /**
- * Collector throughput and snapshot build time on one core (design §3 targets):
+ * Collector throughput and snapshot build time on one core (targets in the README's Performance section):
  *   - ≥ 200,000 quote ticks/s, moving and unchanged prices mixed, over 200 pairs;
  *   - ≤ 20 ms to build a snapshot of 5,000 coins.
  * Run: npm run bench:collector

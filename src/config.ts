@@ -3,7 +3,7 @@ import { Value } from 'typebox/value';
 import { urlHost } from './net/url-host.ts';
 
 /**
- * The one configuration schema of nerkh (design §5). Every setting comes from the environment;
+ * The one configuration schema of nerkh (docs/architecture.md#configuration). Every setting comes from the environment;
  * the type is derived from the schema, and `loadConfig` validates at boot so a bad value fails
  * fast with a message naming the variable.
  */
@@ -70,7 +70,7 @@ export const ConfigSchema = Type.Object({
    */
   NERKH_TRUST_PROXY: Type.String({ pattern: '^[0-9A-Fa-f.:/, ]*$', default: '' }),
   /**
-   * Valid keys each API process remembers (design §2's bounded positive cache): a key beyond it
+   * Valid keys each API process remembers (the bounded cache of docs/architecture.md#keys): a key beyond it
    * costs a store read when it comes back. Set it above the number of keys in use at once.
    */
   NERKH_KEY_CACHE_SIZE: Type.Integer({ minimum: 1, maximum: 10_000_000, default: 20_000 }),

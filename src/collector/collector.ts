@@ -66,7 +66,7 @@ export interface CommitInfo {
 export type CommitListener = (snapshot: Snapshot, info: CommitInfo) => void;
 
 /**
- * Latest state per coin from the feeds, committed as one snapshot on a schedule (design §3, §7).
+ * Latest state per coin from the feeds, committed as one snapshot on a schedule (docs/architecture.md#data).
  * Feeds call it as their FeedListener; the per-tick path is two Map lookups, a few numeric compares
  * and stores, so the HTTP edge never waits on it and 5,000 coins stay cheap. Which source serves a
  * coin is decided when a snapshot or a health report is made, or at once when a source refuses;

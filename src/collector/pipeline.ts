@@ -43,7 +43,7 @@ export interface Pipeline {
 }
 
 /**
- * Sources → collector → store (design §7): a feed per configured source, each following what the
+ * Sources → collector → store (docs/architecture.md#flow-and-layout): a feed per configured source, each following what the
  * routes ask of it under the source's own market codes, feeding one Collector that commits on
  * schedule. The collector starts from the last committed snapshot, so a restart with a dead source
  * keeps serving known prices.

@@ -1,5 +1,5 @@
 /**
- * Pure pricing rules of design §3. Sources quote the ask side (what a user pays); nerkh
+ * Pure pricing rules (docs/architecture.md#data). Sources quote the ask side (what a user pays); nerkh
  * publishes that side only, never a bid, spread or buy rate.
  */
 

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { SnapshotDraftSchema } from '../domain/rates.ts';
 
 /**
- * Response shapes of spec §2 as TypeBox schemas: they document the API in OpenAPI and tests check
+ * Response shapes (docs/architecture.md#the-rates-response) as TypeBox schemas: they document the API in OpenAPI and tests check
  * real responses against them, so the description and the bytes cannot drift apart.
  */
 const DateTime = Type.String({ format: 'date-time' });

@@ -42,7 +42,7 @@ interface RatesLabels {
 }
 
 function ratesJson(snapshot: Snapshot, labels: RatesLabels, rates: readonly RateRow[]): Buffer {
-  // Field order of spec §2.1; rows are already in the §2.2 shape.
+  // Field order of docs/architecture.md#the-rates-response; rows are already in the row shape.
   return Buffer.from(
     JSON.stringify({
       source: labels.source ?? snapshot.source,

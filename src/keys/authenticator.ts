@@ -54,7 +54,7 @@ interface KeyAuthenticatorOptions {
  * sending endless made-up keys can only evict other made-up keys, never the valid ones.
  * Every process polls `apiKeysVersion()` (~1/s by default) and drops its caches when any process
  * issued or revoked a key, which is how a revocation made by the CLI reaches
- * every running instance within seconds (design §10 promises 5).
+ * every running instance within seconds (docs/architecture.md#promises-to-operators: within 5 s).
  * Last use is recorded in memory and written in one batch per `flushMs` and at close, so serving a
  * request never waits on a store write.
  */

@@ -9,7 +9,7 @@ import type {
 } from '../keys/key-request.ts';
 
 /**
- * Storage capabilities, one interface each (design §7), with a SQLite implementation (the embedded
+ * Storage capabilities, one interface each (docs/architecture.md#backends), with a SQLite implementation (the embedded
  * default) and an in-memory one for tests. Every method is async so a networked store fits too.
  */
 
@@ -22,7 +22,7 @@ export interface SnapshotStore {
   latestSnapshotId(): Promise<number>;
 }
 
-/** The collector reports its health here so API-only instances can serve it (design §7). */
+/** The collector reports its health here so API-only instances can serve it (docs/architecture.md#backends). */
 export interface CollectorStatusStore {
   putCollectorStatus(status: CollectorStatus): Promise<void>;
   getCollectorStatus(): Promise<CollectorStatus | null>;

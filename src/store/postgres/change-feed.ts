@@ -91,8 +91,17 @@ export class PostgresChangeFeed implements ChangeFeed {
       return;
     }
     if (client !== this.#client) return;
+    // One heartbeat at a time: a slow answer must not queue a second query on the same connection.
+    let beating = false;
     this.#heartbeatTimer = setInterval(() => {
-      client.query('SELECT 1').catch((error: unknown) => this.#lost(client, error));
+      if (beating) return;
+      beating = true;
+      client
+        .query('SELECT 1')
+        .catch((error: unknown) => this.#lost(client, error))
+        .finally(() => {
+          beating = false;
+        });
     }, this.#heartbeatMs);
     this.#heartbeatTimer.unref();
     if (this.#lossLogged) {
