@@ -73,7 +73,9 @@ describe.skipIf(skipPostgres)('PostgresChangeFeed', () => {
     onTestFinished(() => client.end());
     await client.connect();
     await client.query('BEGIN');
-    await client.query(`INSERT INTO snapshots (updated_at, source, rates) VALUES (now(), 'binance+nobitex', '[]')`);
+    await client.query(
+      `INSERT INTO snapshots (updated_at, source, rates) VALUES (now(), 'binance+nobitex', '[]')`,
+    );
     await client.query(`INSERT INTO api_keys (id, prefix, hash, org, purpose, created_at)
                         VALUES ('k1', 'p', 'h', 'o', 'p', now())`);
     await client.query('ROLLBACK');
