@@ -4,6 +4,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
+import { waitFor } from '../support/wait.ts';
 import { binPath, freePort, runCli } from './run-cli.ts';
 
 const curlInstalled = ['/usr/bin/curl', '/usr/local/bin/curl', '/bin/curl'].some((path) => existsSync(path));
@@ -128,9 +129,17 @@ describe('nerkh demo', () => {
     const response = await fetch(`http://127.0.0.1:${port}/v1/rates`, { headers: { 'x-api-key': key } });
     const rates = (await response.json()) as { source: string; count: number };
     expect(rates.source).toBe('nobitex');
-    const health = (await (await fetch(`http://127.0.0.1:${port}/v1/health`)).json()) as {
-      checks: Record<string, [{ coins: number }]>;
-    };
+    // The collector reports every few seconds: a report written before Binance's first 451 arrived
+    // still says "connecting", so wait (bounded) for the one that carries the refusal.
+    type Health = { checks: Record<string, [{ coins: number; output: string }]> };
+    const health = await waitFor(
+      async () => {
+        const body = (await (await fetch(`http://127.0.0.1:${port}/v1/health`)).json()) as Health;
+        return body.checks['binance:connection']?.[0].output.startsWith('HTTP 451') ? body : null;
+      },
+      15_000,
+      "health reporting Binance's refusal",
+    );
     expect(health.checks['binance:connection']?.[0]).toMatchObject({
       status: 'warn',
       observedValue: 'down',
