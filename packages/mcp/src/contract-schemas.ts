@@ -1,0 +1,25 @@
+import document from '@nerkh/client/openapi.json' with { type: 'json' };
+
+/**
+ * The tools' output schemas are the service's own response schemas, read from the OpenAPI document
+ * the client's types were generated from (`@nerkh/client/openapi.json`), so the MCP server, the
+ * client and the service describe one shape.
+ */
+type JsonSchemaObject = { type: 'object'; [key: string]: unknown };
+
+function responseSchema(path: '/rates' | '/health', mediaType: string): JsonSchemaObject {
+  const operation = (document.paths as Record<string, { get: { responses: Record<string, unknown> } }>)[path];
+  const ok = operation?.get.responses['200'] as { content: Record<string, { schema: JsonSchemaObject }> };
+  const schema = ok.content[mediaType]?.schema;
+  if (schema?.type !== 'object') throw new Error(`the OpenAPI document has no object schema for ${path}`);
+  return schema;
+}
+
+export const ratesOutputSchema = responseSchema('/rates', 'application/json');
+export const healthOutputSchema = responseSchema('/health', 'application/health+json');
+/** The API's own pattern for `symbol`, from the same document. */
+export const symbolPattern: string = (
+  document.paths['/rates'].get.parameters.find((parameter) => parameter.name === 'symbol')?.schema as {
+    pattern: string;
+  }
+).pattern;
