@@ -18,8 +18,11 @@ function responseSchema(path: '/rates' | '/health', mediaType: string): JsonSche
 export const ratesOutputSchema = responseSchema('/rates', 'application/json');
 export const healthOutputSchema = responseSchema('/health', 'application/health+json');
 /** The API's own pattern for `symbol`, from the same document. */
-export const symbolPattern: string = (
-  document.paths['/rates'].get.parameters.find((parameter) => parameter.name === 'symbol')?.schema as {
-    pattern: string;
-  }
-).pattern;
+function symbolParameterPattern(): string {
+  const parameter = document.paths['/rates'].get.parameters.find((candidate) => candidate.name === 'symbol');
+  const pattern = (parameter?.schema as { pattern?: unknown } | undefined)?.pattern;
+  if (typeof pattern !== 'string') throw new Error('the OpenAPI document has no pattern for symbol');
+  return pattern;
+}
+
+export const symbolPattern = symbolParameterPattern();
