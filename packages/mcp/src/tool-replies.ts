@@ -30,13 +30,21 @@ function time(value: unknown): string {
   return typeof value === 'string' && isoShape.test(value) ? value : 'unknown';
 }
 
+/** How old a row is, in the unit a reader would use. */
+function ageText(ageMs: number): string {
+  if (!Number.isFinite(ageMs)) return '';
+  const minutes = Math.max(0, Math.round(ageMs / 60_000));
+  if (minutes < 120) return `, ${minutes} min old`;
+  const hours = Math.round(minutes / 60);
+  return hours < 48 ? `, ${hours} h old` : `, ${Math.round(hours / 24)} days old`;
+}
+
 export function ratesReply(data: RatesResponse, nowMs: number): CallToolResult {
   const lines = data.rates
     .filter((row) => symbolShape.test(row.symbol))
     .slice(0, 50)
     .map((row) => {
-      const ageMinutes = Math.round((nowMs - Date.parse(row.as_of)) / 60_000);
-      const age = Number.isFinite(ageMinutes) ? `, ${Math.max(0, ageMinutes)} min old` : '';
+      const age = ageText(nowMs - Date.parse(row.as_of));
       return `${row.symbol}: ${number(row.sell_usdt, 'USDT')}, ${number(row.sell_irt, 'toman')}; as_of ${time(row.as_of)}${age}`;
     });
   const more =
