@@ -38,7 +38,17 @@ if (!available && !required) {
 
 const artifacts = join(import.meta.dirname, '../../test-artifacts');
 const bin = join(import.meta.dirname, '../../bin/nerkh.js');
-const pages = ['/', '/docs', '/docs/errors', '/coins', '/coins/BTC', '/contact', '/status', '/terms'];
+const pages = [
+  '/',
+  '/docs',
+  '/docs/errors',
+  '/coins',
+  '/coins/BTC',
+  '/contact',
+  '/status',
+  '/terms',
+  '/clients',
+];
 
 describe.skipIf(!available && !required)('website in Chromium', () => {
   let dataDir: string;

@@ -18,6 +18,7 @@ export function buildLlmsFullTxt(pages: SitePages, publicUrl: string): string {
     ['/', pages.overview()],
     ['/docs', pages.docs()],
     ['/docs/errors', pages.errors()],
+    ['/clients', pages.clients()],
     ['/terms', pages.terms()],
     ['/contact', pages.contact()],
   ];

@@ -21,6 +21,7 @@ export type ContentName =
   | 'contact-received'
   | 'status'
   | 'terms'
+  | 'clients'
   | 'llms'
   | 'skill';
 
@@ -35,6 +36,7 @@ const fileOf: Record<ContentName, string> = {
   'contact-received': 'contact-received.md',
   status: 'status.md',
   terms: 'terms.md',
+  clients: 'clients.md',
   llms: 'llms.txt',
   skill: 'SKILL.md',
 };

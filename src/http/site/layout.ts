@@ -88,6 +88,7 @@ const siteNav: readonly NavLink[] = [
   { path: '/docs', label: 'API docs' },
   { path: '/docs/errors', label: 'Errors' },
   { path: '/coins', label: 'Coins' },
+  { path: '/clients', label: 'Clients' },
   { path: '/status', label: 'Status' },
   { path: '/contact', label: 'Get a key' },
   { path: '/terms', label: 'Terms' },

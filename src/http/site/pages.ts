@@ -255,6 +255,16 @@ export class SitePages {
     };
   }
 
+  clients(): Page {
+    return {
+      status: 200,
+      title: 'Clients',
+      description:
+        'A typed TypeScript client and an MCP server for the nerkh rates API, with configuration for MCP hosts.',
+      markdown: this.fill('clients'),
+    };
+  }
+
   terms(): Page {
     return {
       status: 200,

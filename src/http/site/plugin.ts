@@ -37,7 +37,7 @@ const markdownType = 'text/markdown; charset=utf-8';
 
 /**
  * The website (docs/architecture.md#http-contract): `/`, `/docs`, `/docs/errors`, `/coins`, `/coins/{symbol}`, `/contact`,
- * `/status`, `/terms`. Every page is one Markdown source; a request with `Accept: text/markdown`
+ * `/status`, `/terms`, `/clients`. Every page is one Markdown source; a request with `Accept: text/markdown`
  * gets that Markdown, everyone else the HTML rendered from it. The contact page stores key
  * requests for the operator (`nerkh requests`).
  */
@@ -104,6 +104,7 @@ export async function sitePlugin(app: FastifyInstance, options: SiteOptions): Pr
   });
   app.get('/status', hide, async (request, reply) => sendPage(request, reply, await pages.status()));
   app.get('/terms', hide, async (request, reply) => sendPage(request, reply, pages.terms()));
+  app.get('/clients', hide, async (request, reply) => sendPage(request, reply, pages.clients()));
 
   interface ContactAnswer {
     status: number;

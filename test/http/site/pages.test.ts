@@ -192,6 +192,26 @@ describe('docs and errors', () => {
     expect(docs).toContain('If-None-Match');
   });
 
+  it('has a Clients page with the client example, both MCP tools and host configurations that point at this service', async () => {
+    const markdown = (await get('/clients', 'text/markdown')).body;
+    expect(markdown).toMatch(/^# Clients\n/);
+    expect(markdown).toContain(`new NerkhClient({ baseUrl: '${publicUrl}'`);
+    for (const text of [
+      'get_sell_rates',
+      'get_service_health',
+      '### Claude Desktop',
+      '### Cursor',
+      '### VS Code',
+    ]) {
+      expect(markdown).toContain(text);
+    }
+    expect(markdown).toContain(`"NERKH_BASE_URL": "${publicUrl}"`);
+    expect(markdown).toContain(
+      '`updated_at` is when the whole list was committed, **not** the time of any row',
+    );
+    expect((await get('/')).body).toContain(`<a href="${publicUrl}/clients">Clients</a>`);
+  });
+
   it('has the disclaimer on the terms page exactly as the API sends it', async () => {
     const markdown = (await get('/terms', 'text/markdown')).body;
     expect(markdown).toContain(

@@ -123,4 +123,5 @@ export const pagePaths = [
   '/contact/received',
   '/status',
   '/terms',
+  '/clients',
 ];
