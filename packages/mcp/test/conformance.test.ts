@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { promisify, stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HttpEndpoint, nerkhMcpServerFactory, serveHttp } from '../src/index.ts';
 import { type RunningNerkh, startNerkh } from './running-nerkh.ts';
@@ -44,7 +44,7 @@ describe('MCP conformance over Streamable HTTP', () => {
       [conformance, 'server', '--url', endpoint.url, '--scenario', scenario],
       { timeout: 60_000, env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } },
     );
-    const output = `${stdout}${stderr}`.replace(/\u001b\[[0-9;]*m/g, '');
+    const output = stripVTControlCharacters(`${stdout}${stderr}`);
     transcript.push(`$ conformance server --url ${endpoint.url} --scenario ${scenario}`, output);
     const result = /Passed: (\d+)\/(\d+), (\d+) failed/.exec(output);
     expect(result, output).not.toBeNull();
