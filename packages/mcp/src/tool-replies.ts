@@ -53,7 +53,7 @@ export function ratesReply(data: RatesResponse, nowMs: number): CallToolResult {
       : '';
   const text = [
     rules,
-    `Tether sells at ${number(data.usdt_irt, 'toman')}. List committed at ${time(data.updated_at)}; ${data.rates.length} rows.`,
+    `Tether sells at ${number(data.usdt_irt, 'toman')}. List committed at ${time(data.updated_at)}; ${data.rates.length} row${data.rates.length === 1 ? '' : 's'}.`,
     ...lines,
   ].join('\n');
   return {
