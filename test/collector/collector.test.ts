@@ -413,6 +413,90 @@ describe('Collector: commits', () => {
     expect(rowOf(await slow.latestSnapshot(), 'BTC')?.sell_usdt).toBe(64_000);
   });
 
+  it('reports a failed commit at once with its error class but not its message, and keeps the last good snapshot', async () => {
+    const time = new FakeTime(T0);
+    const store = new MemorySnapshotStore();
+    let failing = false;
+    class SqliteError extends Error {
+      override name = 'SqliteError';
+      code = 'SQLITE_FULL';
+    }
+    const collector = new Collector({
+      catalog,
+      config: loadConfig({}),
+      sources: builtInSources(loadConfig({})),
+      store: {
+        commitSnapshot: async (draft) => {
+          if (failing) throw new SqliteError('database or disk is full: /srv/secret-path/nerkh.db');
+          return store.commitSnapshot(draft);
+        },
+        latestSnapshot: () => store.latestSnapshot(),
+        latestSnapshotId: () => store.latestSnapshotId(),
+        putCollectorStatus: (status) => store.putCollectorStatus(status),
+        getCollectorStatus: () => store.getCollectorStatus(),
+      },
+      logger: createLogger('silent'),
+      clock: time.clock,
+      timers: time,
+      statusIntervalMs: 60_000,
+    });
+    onTestFinished(() => collector.stop());
+    const failures: string[] = [];
+    collector.onCommitFailure((failure) => failures.push(failure.error));
+    collector.quote({
+      symbol: 'USDT',
+      currency: 'toman',
+      ask: 105_299,
+      changePct: null,
+      tickTime: T0,
+      source: 'nobitex',
+    });
+    collector.quote({
+      symbol: 'BTC',
+      currency: 'usdt',
+      ask: 64_000,
+      changePct: 1,
+      tickTime: T0,
+      source: 'binance',
+    });
+    const good = await collector.commitNow();
+    expect(collector.status().last_commit).toMatchObject({ outcome: 'ok', error: null, last_ok_at: iso(T0) });
+
+    failing = true;
+    time.now = T0 + 600_000;
+    collector.quote({
+      symbol: 'BTC',
+      currency: 'usdt',
+      ask: 65_000,
+      changePct: 1,
+      tickTime: time.now,
+      source: 'binance',
+    });
+    expect(await collector.commitNow()).toBeNull();
+    await settle();
+    // Written to the store at once, not at the next report interval.
+    const reported = await store.getCollectorStatus();
+    expect(reported?.last_commit).toMatchObject({
+      outcome: 'failed',
+      at: iso(T0 + 600_000),
+      error: 'SqliteError SQLITE_FULL',
+      last_ok_at: iso(T0),
+    });
+    expect(JSON.stringify(reported)).not.toContain('secret-path');
+    expect(failures).toEqual(['SqliteError SQLITE_FULL']);
+    expect((await store.latestSnapshot())?.id).toBe(good?.id);
+
+    failing = false;
+    time.now = T0 + 1_200_000;
+    await collector.commitNow();
+    await settle();
+    expect((await store.getCollectorStatus())?.last_commit).toMatchObject({
+      outcome: 'ok',
+      error: null,
+      last_ok_at: iso(T0 + 1_200_000),
+    });
+  });
+
   it('writes its health report on an interval and stops cleanly without committing again', async () => {
     const { time, store, collector, coin, tether } = setup({}, { statusIntervalMs: 2000 });
     collector.start();
