@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from 'fastify';
 import type { AuthenticatedKey, KeyAuthenticator } from '../keys/authenticator.ts';
 import type { MaybePromise, RateLimitDecision, RateLimiter } from '../limiter/types.ts';
+import type { HttpMetrics } from '../metrics/http-metrics.ts';
 import { queryCarriesKey } from './access-log.ts';
 import { type ProblemError, problem } from './error-catalog.ts';
 import { queryOf } from './request-target.ts';
@@ -23,6 +24,7 @@ interface ApiKeyGuardOptions {
   /** Invalid keys one client address may send per window before its key checks pause. */
   failureLimit: number;
   clock: () => number;
+  metrics: Pick<HttpMetrics, 'limitDecision' | 'invalidKey' | 'keyChecksPaused'>;
 }
 
 /** The one limit policy, named as draft-ietf-httpapi-ratelimit-headers names policies. */
@@ -68,8 +70,16 @@ function missingKey(url: string): ProblemError {
  * on no promise; a store read or a shared (Redis) limiter continues the same steps asynchronously.
  */
 export function apiKeyGuard(options: ApiKeyGuardOptions): onRequestHookHandler {
-  const { authenticator, limiter, failureLimiter, defaultLimit, windowSeconds, failureLimit, clock } =
-    options;
+  const {
+    authenticator,
+    limiter,
+    failureLimiter,
+    defaultLimit,
+    windowSeconds,
+    failureLimit,
+    clock,
+    metrics,
+  } = options;
   // `RateLimit-Policy` is the same for every request under one limit: built once per limit.
   const policies = new Map<number, string>();
   const policyHeader = (limit: number): string => {
@@ -89,6 +99,7 @@ export function apiKeyGuard(options: ApiKeyGuardOptions): onRequestHookHandler {
     paused: RateLimitDecision,
   ) {
     if (!paused.allowed) {
+      metrics.keyChecksPaused();
       done(
         problem(
           'too-many-failed-keys',
@@ -115,6 +126,7 @@ export function apiKeyGuard(options: ApiKeyGuardOptions): onRequestHookHandler {
     key: AuthenticatedKey | null,
   ) {
     if (key === null) {
+      metrics.invalidKey();
       const counted = failureLimiter.take(request.ip, failureLimit, now);
       const refuse = () => done(problem('invalid-api-key', 'The API key is not valid.'));
       if (isPromise(counted)) resume(counted, done, refuse);
@@ -133,6 +145,7 @@ export function apiKeyGuard(options: ApiKeyGuardOptions): onRequestHookHandler {
     // current state (r requests remaining, t seconds until the next slot frees).
     reply.header('ratelimit-policy', policyHeader(limit));
     reply.header('ratelimit', `"${ratePolicyName}";r=${decision.remaining};t=${decision.resetSeconds}`);
+    metrics.limitDecision(decision.allowed);
     if (decision.allowed) {
       done();
       return;
