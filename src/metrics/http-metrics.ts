@@ -1,7 +1,8 @@
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Snapshot } from '../domain/rates.ts';
 import type { KeyCacheCounts } from '../keys/authenticator.ts';
 import type { Limiters } from '../limiter/open-limiter.ts';
+import { RequestDurations } from './request-durations.ts';
 
 /** What an API process's metrics read when scraped, rather than count per request. */
 export interface ApiMetricSources {
@@ -17,41 +18,49 @@ const unmatchedRoute = 'unmatched';
 
 /**
  * The API's metrics (README "Metrics"), on the registry the composition root gives it. A request
- * costs one histogram observation (its count is the request counter) recorded by the access log,
- * plus one counter step for the limit decision; every other figure is read from the parts that
- * keep it anyway when Prometheus scrapes.
+ * costs one histogram observation (its count is the request counter) recorded by the access log
+ * and one addition for the limit decision: prom-client's own `inc`/`observe` cost microseconds
+ * each, so per-request figures are plain numbers the counters read when Prometheus scrapes, as
+ * are the figures other parts keep anyway (key cache, Redis state, the served snapshot).
  */
 export class HttpMetrics {
-  readonly #requests: Histogram<'route' | 'status_code'>;
-  readonly #decisions: Counter<'decision'>;
-  readonly #invalidKeys: Counter;
-  readonly #pausedKeyChecks: Counter;
+  readonly #requests: RequestDurations;
+  /** Counted per request as plain numbers; the counters read them when scraped. */
+  readonly #tallies = { admitted: 0, refused: 0, invalidKeys: 0, pausedKeyChecks: 0 };
   #sources: ApiMetricSources | null = null;
 
   constructor(registry: Registry) {
     const registers = [registry];
-    this.#requests = new Histogram({
-      name: 'nerkh_http_request_duration_seconds',
-      help: 'Time to answer a request, by route template and status code (the _count is the request counter).',
-      labelNames: ['route', 'status_code'],
-      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-      registers,
-    });
-    this.#decisions = new Counter({
+    this.#requests = new RequestDurations(registry);
+    const tallies = this.#tallies;
+    new Counter({
       name: 'nerkh_rate_limit_decisions_total',
       help: 'Per-key rate limit decisions on keyed requests: admitted or refused (429).',
       labelNames: ['decision'],
       registers,
+      collect() {
+        this.reset();
+        this.inc({ decision: 'admitted' }, tallies.admitted);
+        this.inc({ decision: 'refused' }, tallies.refused);
+      },
     });
-    this.#invalidKeys = new Counter({
+    new Counter({
       name: 'nerkh_invalid_api_keys_total',
       help: 'Requests refused because their API key is not valid (403).',
       registers,
+      collect() {
+        this.reset();
+        this.inc(tallies.invalidKeys);
+      },
     });
-    this.#pausedKeyChecks = new Counter({
+    new Counter({
       name: 'nerkh_key_checks_paused_total',
       help: 'Requests refused because their client address sent too many invalid keys (failed-key throttling, 429).',
       registers,
+      collect() {
+        this.reset();
+        this.inc(tallies.pausedKeyChecks);
+      },
     });
     const metrics = this;
     new Counter({
@@ -107,21 +116,19 @@ export class HttpMetrics {
 
   /** One answered request; `route` is the matched route's template, undefined when none matched. */
   request(route: string | undefined, statusCode: number, seconds: number): void {
-    this.#requests.observe({ route: route ?? unmatchedRoute, status_code: statusCode }, seconds);
+    this.#requests.observe(route ?? unmatchedRoute, statusCode, seconds);
   }
 
   limitDecision(admitted: boolean): void {
-    this.#decisions.inc(admitted ? admittedLabels : refusedLabels);
+    if (admitted) this.#tallies.admitted++;
+    else this.#tallies.refused++;
   }
 
   invalidKey(): void {
-    this.#invalidKeys.inc();
+    this.#tallies.invalidKeys++;
   }
 
   keyChecksPaused(): void {
-    this.#pausedKeyChecks.inc();
+    this.#tallies.pausedKeyChecks++;
   }
 }
-
-const admittedLabels = { decision: 'admitted' } as const;
-const refusedLabels = { decision: 'refused' } as const;

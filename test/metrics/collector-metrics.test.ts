@@ -8,6 +8,7 @@ import { CollectorMetrics } from '../../src/metrics/collector-metrics.ts';
 import { parseSources } from '../../src/sources/load-sources.ts';
 import { MemorySnapshotStore } from '../../src/store/memory/snapshot-store.ts';
 import { FakeTime, settle } from '../collector/fake-time.ts';
+import { seriesValue } from './scrape.ts';
 
 const catalog = parseCatalog([
   { symbol: 'USDT', name_fa: 'تتر', pair: null },
@@ -28,10 +29,9 @@ failover: { stale_seconds: 60, return_after_seconds: 300 }
   { catalog, env: {} },
 );
 
-/** The value of one series in the text format, or undefined when the scrape has no such series. */
-async function valueOf(registry: Registry, series: string): Promise<number | undefined> {
-  const line = (await registry.metrics()).split('\n').find((text) => text.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+/** The value of one series in a scrape of `registry`. */
+async function scraped(registry: Registry, series: string): Promise<number | undefined> {
+  return seriesValue(await registry.metrics(), series);
 }
 
 function setup() {
@@ -109,19 +109,19 @@ describe('CollectorMetrics', () => {
     for (const source of ['binance', 'nobitex']) collector.connectionState(source, 'open', 'serving');
     quoteAll(true);
     collector.status();
-    expect(await valueOf(registry, 'nerkh_source_coins{source="binance"}')).toBe(2);
-    expect(await valueOf(registry, 'nerkh_source_state{source="binance",state="up"}')).toBe(1);
+    expect(await scraped(registry, 'nerkh_source_coins{source="binance"}')).toBe(2);
+    expect(await scraped(registry, 'nerkh_source_state{source="binance",state="up"}')).toBe(1);
     expect(
-      await valueOf(registry, 'nerkh_coin_failovers_total{symbol="BTC",currency="usdt"}'),
+      await scraped(registry, 'nerkh_coin_failovers_total{symbol="BTC",currency="usdt"}'),
     ).toBeUndefined();
 
     time.now += 1000;
     collector.connectionState('binance', 'refused', 'HTTP 451');
-    expect(await valueOf(registry, 'nerkh_coin_failovers_total{symbol="BTC",currency="usdt"}')).toBe(1);
-    expect(await valueOf(registry, 'nerkh_coin_failovers_total{symbol="ETH",currency="usdt"}')).toBe(1);
-    expect(await valueOf(registry, 'nerkh_source_coins{source="binance"}')).toBe(0);
-    expect(await valueOf(registry, 'nerkh_source_coins{source="nobitex"}')).toBe(3);
-    expect(await valueOf(registry, 'nerkh_source_state{source="binance",state="down"}')).toBe(1);
+    expect(await scraped(registry, 'nerkh_coin_failovers_total{symbol="BTC",currency="usdt"}')).toBe(1);
+    expect(await scraped(registry, 'nerkh_coin_failovers_total{symbol="ETH",currency="usdt"}')).toBe(1);
+    expect(await scraped(registry, 'nerkh_source_coins{source="binance"}')).toBe(0);
+    expect(await scraped(registry, 'nerkh_source_coins{source="nobitex"}')).toBe(3);
+    expect(await scraped(registry, 'nerkh_source_state{source="binance",state="down"}')).toBe(1);
 
     collector.connectionState('binance', 'open', 'serving again');
     // Binance must serve again for the return time (300 s) before the coins go back to it.
@@ -130,9 +130,9 @@ describe('CollectorMetrics', () => {
       quoteAll(true);
       collector.status();
     }
-    expect(await valueOf(registry, 'nerkh_coin_returns_total{symbol="BTC",currency="usdt"}')).toBe(1);
-    expect(await valueOf(registry, 'nerkh_source_coins{source="binance"}')).toBe(2);
-    expect(await valueOf(registry, 'nerkh_source_reconnects_total{source="binance"}')).toBe(1);
+    expect(await scraped(registry, 'nerkh_coin_returns_total{symbol="BTC",currency="usdt"}')).toBe(1);
+    expect(await scraped(registry, 'nerkh_source_coins{source="binance"}')).toBe(2);
+    expect(await scraped(registry, 'nerkh_source_reconnects_total{source="binance"}')).toBe(1);
   });
 
   it('counts commits by outcome with their duration, and rejected ticks by reason', async () => {
@@ -144,10 +144,10 @@ describe('CollectorMetrics', () => {
     quoteAll(true);
     await collector.commitNow();
     await settle();
-    expect(await valueOf(registry, 'nerkh_snapshot_commits_total{outcome="ok"}')).toBe(1);
-    expect(await valueOf(registry, 'nerkh_snapshot_commits_total{outcome="failed"}')).toBe(1);
-    expect(await valueOf(registry, 'nerkh_snapshot_commit_duration_seconds_count{outcome="failed"}')).toBe(1);
-    expect(await valueOf(registry, 'nerkh_snapshot_last_commit_success_timestamp_seconds')).toBe(
+    expect(await scraped(registry, 'nerkh_snapshot_commits_total{outcome="ok"}')).toBe(1);
+    expect(await scraped(registry, 'nerkh_snapshot_commits_total{outcome="failed"}')).toBe(1);
+    expect(await scraped(registry, 'nerkh_snapshot_commit_duration_seconds_count{outcome="failed"}')).toBe(1);
+    expect(await scraped(registry, 'nerkh_snapshot_last_commit_success_timestamp_seconds')).toBe(
       Date.parse('2026-03-01T10:00:00.000Z') / 1000,
     );
     collector.quote({
@@ -159,7 +159,7 @@ describe('CollectorMetrics', () => {
       tickTime: time.now,
     });
     expect(
-      await valueOf(registry, 'nerkh_source_rejected_ticks_total{source="binance",reason="unrouted"}'),
+      await scraped(registry, 'nerkh_source_rejected_ticks_total{source="binance",reason="unrouted"}'),
     ).toBe(1);
   });
 
@@ -167,11 +167,11 @@ describe('CollectorMetrics', () => {
     const { registry, unwatch, metrics } = setup();
     let leading = true;
     metrics.watchLeadership(() => leading);
-    expect(await valueOf(registry, 'nerkh_collector_leader')).toBe(1);
-    expect(await valueOf(registry, 'nerkh_source_state{source="nobitex",state="down"}')).toBeDefined();
+    expect(await scraped(registry, 'nerkh_collector_leader')).toBe(1);
+    expect(await scraped(registry, 'nerkh_source_state{source="nobitex",state="down"}')).toBeDefined();
     unwatch();
     leading = false;
-    expect(await valueOf(registry, 'nerkh_collector_leader')).toBe(0);
-    expect(await valueOf(registry, 'nerkh_source_state{source="nobitex",state="down"}')).toBeUndefined();
+    expect(await scraped(registry, 'nerkh_collector_leader')).toBe(0);
+    expect(await scraped(registry, 'nerkh_source_state{source="nobitex",state="down"}')).toBeUndefined();
   });
 });
