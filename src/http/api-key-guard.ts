@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHo
 import type { AuthenticatedKey, KeyAuthenticator } from '../keys/authenticator.ts';
 import type { MaybePromise, RateLimitDecision, RateLimiter } from '../limiter/types.ts';
 import type { HttpMetrics } from '../metrics/http-metrics.ts';
+import { clientNetwork } from '../net/client-network.ts';
 import { queryCarriesKey } from './access-log.ts';
 import { type ProblemError, problem } from './error-catalog.ts';
 import { queryOf } from './request-target.ts';
@@ -17,7 +18,7 @@ interface ApiKeyGuardOptions {
   authenticator: KeyAuthenticator;
   /** Per-key request limit (docs/architecture.md#rate-limit). */
   limiter: RateLimiter;
-  /** Invalid keys per client address, so keys cannot be guessed at speed. */
+  /** Invalid keys per client address (an IPv6 client's /64), so keys cannot be guessed at speed. */
   failureLimiter: RateLimiter;
   defaultLimit: number;
   windowSeconds: number;
@@ -127,7 +128,7 @@ export function apiKeyGuard(options: ApiKeyGuardOptions): onRequestHookHandler {
   ) {
     if (key === null) {
       metrics.invalidKey();
-      const counted = failureLimiter.take(request.ip, failureLimit, now);
+      const counted = failureLimiter.take(clientNetwork(request.ip), failureLimit, now);
       const refuse = () => done(problem('invalid-api-key', 'The API key is not valid.'));
       if (isPromise(counted)) resume(counted, done, refuse);
       else refuse();
@@ -167,7 +168,7 @@ export function apiKeyGuard(options: ApiKeyGuardOptions): onRequestHookHandler {
       return;
     }
     const now = clock();
-    const paused = failureLimiter.peek(request.ip, failureLimit, now);
+    const paused = failureLimiter.peek(clientNetwork(request.ip), failureLimit, now);
     if (isPromise(paused))
       resume(paused, done, (decision) => checkPause(request, reply, done, now, decision));
     else checkPause(request, reply, done, now, paused);
