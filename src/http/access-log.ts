@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
+import { containsApiKeyShape } from '../keys/api-key.ts';
 import { flatLineLogger, type Logger } from '../logger.ts';
 import type { HttpMetrics } from '../metrics/http-metrics.ts';
 import { pathOf, queryOf } from './request-target.ts';
@@ -37,11 +38,14 @@ const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
  * Request id: the caller's `X-Request-Id` when it is a plain token (so ids cannot smuggle text
- * into logs), otherwise a fresh UUID. It is returned in `X-Request-Id` and bound to every log line.
+ * into logs) that does not hold a key (a client that put its key there would have it logged and
+ * echoed), otherwise a fresh UUID. It is returned in `X-Request-Id` and bound to every log line.
  */
 export function requestIdOf(request: IncomingMessage): string {
   const given = request.headers['x-request-id'];
-  return typeof given === 'string' && requestIdPattern.test(given) ? given : randomUUID();
+  return typeof given === 'string' && requestIdPattern.test(given) && !containsApiKeyShape(given)
+    ? given
+    : randomUUID();
 }
 
 /**
