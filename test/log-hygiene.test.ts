@@ -83,7 +83,7 @@ describe('the log of a run', () => {
     expect((await get('/v1/rates', { 'x-api-key': `${key}, ${key}` })).status).toBe(403);
     expect((await get('/v1/rates', { 'x-api-key': 'x'.repeat(9000) })).status).toBeGreaterThanOrEqual(400);
     await rawExchange(
-      new URL(base).port as unknown as number,
+      Number(new URL(base).port),
       `GET /v1/rates HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nX-API-Key: ${key}\r\nContent-Length: 5\r\n\r\n{"a":`,
     );
     await rawExchange(
