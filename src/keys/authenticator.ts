@@ -115,6 +115,9 @@ export class KeyAuthenticator {
 
   /**
    * The key's identity when it is well formed, issued, not revoked and not expired; else null.
+   * No comparison here touches an issued key: the presented key's SHA-256 is looked up (a Map
+   * here, a unique index in the store), so the time taken depends only on the hash of what was
+   * sent and reveals nothing about any key; a constant-time compare would protect nothing more.
    * Answered synchronously from the caches; only a key not seen since the last cache drop waits
    * for the store.
    */
