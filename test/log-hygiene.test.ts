@@ -1,19 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { loadCatalog } from '../src/collector/catalog-file.ts';
-import { loadConfig } from '../src/config.ts';
+import { describe, expect, it } from 'vitest';
 import { hashApiKey } from '../src/keys/api-key.ts';
 import { issueApiKey } from '../src/keys/issue-key.ts';
 import { createLogger } from '../src/logger.ts';
-import { startService } from '../src/service.ts';
-import { ExchangeSimulator } from '../src/simulator/exchange-simulator.ts';
 import { LogCapture } from './http/fixtures.ts';
 import { rawExchange } from './http/raw-http.ts';
-import { waitFor } from './support/wait.ts';
-
-const catalog = loadCatalog().filter((entry) => ['USDT', 'BTC'].includes(entry.symbol));
+import { startSimulatedService } from './support/simulated-service.ts';
 
 /**
  * A run of the whole service at the most verbose log level, fed keys and email addresses in every
@@ -24,28 +15,13 @@ describe('the log of a run', () => {
   it('never carries a key, its hash or an email address, and the client address only as the access line’s ip', {
     timeout: 30_000,
   }, async () => {
-    const sim = await ExchangeSimulator.start({ catalog, seed: 3, retryAfterSeconds: 0 });
-    onTestFinished(() => sim.stop());
-    const dataDir = mkdtempSync(join(tmpdir(), 'nerkh-logs-'));
-    onTestFinished(() => rmSync(dataDir, { recursive: true, force: true }));
     const logs = new LogCapture();
-    const service = await startService({
-      config: loadConfig({
-        NERKH_DATA_DIR: dataDir,
-        NERKH_BINANCE_WS_URL: sim.wsBaseUrl,
-        NERKH_BINANCE_REST_URL: sim.restBaseUrl,
-        NERKH_NOBITEX_URL: sim.nobitexBaseUrl,
-        PORT: '0',
-        NERKH_METRICS_PORT: '0',
-        LOG_LEVEL: 'trace',
-      }),
+    const service = await startSimulatedService({
+      symbols: ['USDT', 'BTC'],
       logger: createLogger('trace', logs),
-      role: 'all',
-      tuning: { firstCommitGraceMs: 300, pollMs: 200, minPollMs: 200 },
+      env: { LOG_LEVEL: 'trace' },
     });
-    onTestFinished(() => service.stop());
     const base = service.url as string;
-    await waitFor(async () => (await fetch(`${base}/v1/health`)).status === 200, 10_000, 'a first snapshot');
 
     const { key } = await issueApiKey(service.store.keys, {
       org: 'Log Org',

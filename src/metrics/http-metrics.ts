@@ -44,24 +44,18 @@ export class HttpMetrics {
         this.inc({ decision: 'refused' }, tallies.refused);
       },
     });
-    new Counter({
-      name: 'nerkh_invalid_api_keys_total',
-      help: 'Requests refused because their API key is not valid (403).',
-      registers,
-      collect() {
-        this.reset();
-        this.inc(tallies.invalidKeys);
-      },
-    });
-    new Counter({
-      name: 'nerkh_key_checks_paused_total',
-      help: 'Requests refused because their client address sent too many invalid keys (failed-key throttling, 429).',
-      registers,
-      collect() {
-        this.reset();
-        this.inc(tallies.pausedKeyChecks);
-      },
-    });
+    counterOf(
+      registry,
+      'nerkh_invalid_api_keys_total',
+      'Requests refused because their API key is not valid (403).',
+      () => tallies.invalidKeys,
+    );
+    counterOf(
+      registry,
+      'nerkh_key_checks_paused_total',
+      'Requests refused because their client address sent too many invalid keys (failed-key throttling, 429).',
+      () => tallies.pausedKeyChecks,
+    );
     const metrics = this;
     new Counter({
       name: 'nerkh_api_key_cache_lookups_total',
@@ -85,26 +79,25 @@ export class HttpMetrics {
         if (state !== undefined) this.set(state.shared ? 0 : 1);
       },
     });
-    new Counter({
-      name: 'nerkh_redis_errors_total',
-      help: 'Failed Redis commands, connection errors and dropped connections (with NERKH_REDIS_URL; else 0).',
-      registers,
-      collect() {
-        const errors = metrics.#sources?.limiters.redisErrors?.();
-        if (errors === undefined) return;
-        this.reset();
-        this.inc(errors);
-      },
-    });
+    counterOf(
+      registry,
+      'nerkh_redis_errors_total',
+      'Failed Redis commands, connection errors and dropped connections (with NERKH_REDIS_URL; else 0).',
+      () => metrics.#sources?.limiters.redisErrors?.() ?? 0,
+    );
     new Gauge({
       name: 'nerkh_snapshot_age_seconds',
-      help: 'Age of the snapshot this instance serves (absent before the first commit).',
+      help: 'Age of the snapshot this instance serves (+Inf before the first commit: no data is the stalest).',
       registers,
       collect() {
         const sources = metrics.#sources;
-        const snapshot = sources?.currentSnapshot();
-        if (sources == null || snapshot == null) return;
-        this.set(Math.max(0, (sources.clock() - Date.parse(snapshot.updated_at)) / 1000));
+        if (sources === null) return;
+        const snapshot = sources.currentSnapshot();
+        this.set(
+          snapshot === null
+            ? Number.POSITIVE_INFINITY
+            : Math.max(0, (sources.clock() - Date.parse(snapshot.updated_at)) / 1000),
+        );
       },
     });
   }
@@ -131,4 +124,17 @@ export class HttpMetrics {
   keyChecksPaused(): void {
     this.#tallies.pausedKeyChecks++;
   }
+}
+
+/** A counter whose value is read from `read` when scraped: what it counts is kept as a plain number elsewhere. */
+function counterOf(registry: Registry, name: string, help: string, read: () => number): void {
+  new Counter({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(read());
+    },
+  });
 }

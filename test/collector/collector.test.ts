@@ -8,6 +8,7 @@ import { builtInSources } from '../../src/sources/default-sources.ts';
 import { parseSources } from '../../src/sources/load-sources.ts';
 import { MemorySnapshotStore } from '../../src/store/memory/snapshot-store.ts';
 import { FakeTime, settle } from './fake-time.ts';
+import { storeWithCommit } from './store-with-commit.ts';
 
 const T0 = Date.parse('2026-03-01T10:00:00.000Z');
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -367,16 +368,10 @@ describe('Collector: commits', () => {
       catalog,
       config: loadConfig({}),
       sources: builtInSources(loadConfig({})),
-      store: {
-        commitSnapshot: async (draft) => {
-          await gate;
-          return slow.commitSnapshot(draft);
-        },
-        latestSnapshot: () => slow.latestSnapshot(),
-        latestSnapshotId: () => slow.latestSnapshotId(),
-        putCollectorStatus: (status) => slow.putCollectorStatus(status),
-        getCollectorStatus: () => slow.getCollectorStatus(),
-      },
+      store: storeWithCommit(slow, async (draft) => {
+        await gate;
+        return slow.commitSnapshot(draft);
+      }),
       logger: createLogger('silent'),
       clock: time.clock,
       timers: time,
@@ -414,64 +409,32 @@ describe('Collector: commits', () => {
   });
 
   it('reports a failed commit at once with its error class but not its message, and keeps the last good snapshot', async () => {
-    const time = new FakeTime(T0);
     const store = new MemorySnapshotStore();
     let failing = false;
     class SqliteError extends Error {
       override name = 'SqliteError';
       code = 'SQLITE_FULL';
     }
-    const collector = new Collector({
-      catalog,
-      config: loadConfig({}),
-      sources: builtInSources(loadConfig({})),
-      store: {
-        commitSnapshot: async (draft) => {
+    const { time, collector, coin, tether } = setup(
+      {},
+      {
+        store: storeWithCommit(store, async (draft) => {
           if (failing) throw new SqliteError('database or disk is full: /srv/secret-path/nerkh.db');
           return store.commitSnapshot(draft);
-        },
-        latestSnapshot: () => store.latestSnapshot(),
-        latestSnapshotId: () => store.latestSnapshotId(),
-        putCollectorStatus: (status) => store.putCollectorStatus(status),
-        getCollectorStatus: () => store.getCollectorStatus(),
+        }),
+        statusIntervalMs: 60_000,
       },
-      logger: createLogger('silent'),
-      clock: time.clock,
-      timers: time,
-      statusIntervalMs: 60_000,
-    });
-    onTestFinished(() => collector.stop());
+    );
     const failures: string[] = [];
     collector.onCommitFailure((failure) => failures.push(failure.error));
-    collector.quote({
-      symbol: 'USDT',
-      currency: 'toman',
-      ask: 105_299,
-      changePct: null,
-      tickTime: T0,
-      source: 'nobitex',
-    });
-    collector.quote({
-      symbol: 'BTC',
-      currency: 'usdt',
-      ask: 64_000,
-      changePct: 1,
-      tickTime: T0,
-      source: 'binance',
-    });
+    tether(105_299);
+    coin('BTC', 64_000);
     const good = await collector.commitNow();
     expect(collector.status().last_commit).toMatchObject({ outcome: 'ok', error: null, last_ok_at: iso(T0) });
 
     failing = true;
     time.now = T0 + 600_000;
-    collector.quote({
-      symbol: 'BTC',
-      currency: 'usdt',
-      ask: 65_000,
-      changePct: 1,
-      tickTime: time.now,
-      source: 'binance',
-    });
+    coin('BTC', 65_000);
     expect(await collector.commitNow()).toBeNull();
     await settle();
     // Written to the store at once, not at the next report interval.

@@ -8,6 +8,7 @@ import { CollectorMetrics } from '../../src/metrics/collector-metrics.ts';
 import { parseSources } from '../../src/sources/load-sources.ts';
 import { MemorySnapshotStore } from '../../src/store/memory/snapshot-store.ts';
 import { FakeTime, settle } from '../collector/fake-time.ts';
+import { storeWithCommit } from '../collector/store-with-commit.ts';
 import { seriesValue } from './scrape.ts';
 
 const catalog = parseCatalog([
@@ -42,16 +43,10 @@ function setup() {
     catalog,
     config: loadConfig({}),
     sources,
-    store: {
-      commitSnapshot: async (draft) => {
-        if (failing) throw Object.assign(new Error('disk full'), { code: 'SQLITE_FULL' });
-        return store.commitSnapshot(draft);
-      },
-      latestSnapshot: () => store.latestSnapshot(),
-      latestSnapshotId: () => store.latestSnapshotId(),
-      putCollectorStatus: (status) => store.putCollectorStatus(status),
-      getCollectorStatus: () => store.getCollectorStatus(),
-    },
+    store: storeWithCommit(store, async (draft) => {
+      if (failing) throw Object.assign(new Error('disk full'), { code: 'SQLITE_FULL' });
+      return store.commitSnapshot(draft);
+    }),
     logger: createLogger('silent'),
     clock: time.clock,
     timers: time,
@@ -60,37 +55,17 @@ function setup() {
   const registry = new Registry();
   const metrics = new CollectorMetrics(registry);
   const unwatch = metrics.watch(collector);
+  const quote = (source: string, symbol: string, currency: 'usdt' | 'toman', ask: number) =>
+    collector.quote({ source, symbol, currency, ask, changePct: null, tickTime: time.now });
   const quoteAll = (binanceToo: boolean) => {
     for (const [symbol, ask] of [
       ['BTC', 64_000],
       ['ETH', 3100],
     ] as const) {
-      if (binanceToo)
-        collector.quote({
-          source: 'binance',
-          symbol,
-          currency: 'usdt',
-          ask,
-          changePct: null,
-          tickTime: time.now,
-        });
-      collector.quote({
-        source: 'nobitex',
-        symbol,
-        currency: 'usdt',
-        ask,
-        changePct: null,
-        tickTime: time.now,
-      });
+      if (binanceToo) quote('binance', symbol, 'usdt', ask);
+      quote('nobitex', symbol, 'usdt', ask);
     }
-    collector.quote({
-      source: 'nobitex',
-      symbol: 'USDT',
-      currency: 'toman',
-      ask: 100_000,
-      changePct: null,
-      tickTime: time.now,
-    });
+    quote('nobitex', 'USDT', 'toman', 100_000);
   };
   return {
     time,
@@ -98,6 +73,7 @@ function setup() {
     registry,
     metrics,
     unwatch,
+    quote,
     quoteAll,
     fail: (value: boolean) => (failing = value),
   };
@@ -136,7 +112,7 @@ describe('CollectorMetrics', () => {
   });
 
   it('counts commits by outcome with their duration, and rejected ticks by reason', async () => {
-    const { time, collector, registry, quoteAll, fail } = setup();
+    const { time, collector, registry, quote, quoteAll, fail } = setup();
     quoteAll(true);
     await collector.commitNow();
     fail(true);
@@ -150,14 +126,7 @@ describe('CollectorMetrics', () => {
     expect(await scraped(registry, 'nerkh_snapshot_last_commit_success_timestamp_seconds')).toBe(
       Date.parse('2026-03-01T10:00:00.000Z') / 1000,
     );
-    collector.quote({
-      source: 'binance',
-      symbol: 'DOGE',
-      currency: 'usdt',
-      ask: 1,
-      changePct: null,
-      tickTime: time.now,
-    });
+    quote('binance', 'DOGE', 'usdt', 1);
     expect(
       await scraped(registry, 'nerkh_source_rejected_ticks_total{source="binance",reason="unrouted"}'),
     ).toBe(1);

@@ -1,40 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { loadCatalog } from '../../src/collector/catalog-file.ts';
+import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { issueApiKey } from '../../src/keys/issue-key.ts';
 import { createLogger } from '../../src/logger.ts';
-import { startService } from '../../src/service.ts';
-import { ExchangeSimulator } from '../../src/simulator/exchange-simulator.ts';
-import { waitFor } from '../support/wait.ts';
+import { startSimulatedService } from '../support/simulated-service.ts';
 import { seriesValue } from './scrape.ts';
 
-const catalog = loadCatalog().filter((entry) => ['USDT', 'BTC', 'ETH'].includes(entry.symbol));
-
-async function startAgainstSimulator(env: Record<string, string> = {}) {
-  const sim = await ExchangeSimulator.start({ catalog, seed: 7, retryAfterSeconds: 0 });
-  onTestFinished(() => sim.stop());
-  const dataDir = mkdtempSync(join(tmpdir(), 'nerkh-metrics-'));
-  onTestFinished(() => rmSync(dataDir, { recursive: true, force: true }));
-  const service = await startService({
-    config: loadConfig({
-      NERKH_DATA_DIR: dataDir,
-      NERKH_BINANCE_WS_URL: sim.wsBaseUrl,
-      NERKH_BINANCE_REST_URL: sim.restBaseUrl,
-      NERKH_NOBITEX_URL: sim.nobitexBaseUrl,
-      PORT: '0',
-      NERKH_METRICS_PORT: '0',
-      ...env,
-    }),
-    logger: createLogger('silent'),
-    role: 'all',
-    tuning: { firstCommitGraceMs: 300, pollMs: 200, minPollMs: 200 },
-  });
-  onTestFinished(() => service.stop());
-  return service;
-}
+const startAgainstSimulator = (env: Record<string, string> = {}) =>
+  startSimulatedService({ symbols: ['USDT', 'BTC', 'ETH'], logger: createLogger('silent'), env });
 
 describe('the metrics listener', () => {
   it('serves Prometheus metrics on loopback, never on the public port, counting what the API and the collector did', {
@@ -43,11 +15,6 @@ describe('the metrics listener', () => {
     const service = await startAgainstSimulator({ NERKH_RATE_LIMIT: '2' });
     expect(service.metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
     const metricsUrl = service.metricsUrl as string;
-    await waitFor(
-      async () => (await fetch(`${service.url}/v1/health`)).status === 200,
-      10_000,
-      'a first snapshot',
-    );
 
     const { key } = await issueApiKey(service.store.keys, { org: 'Metrics Org', purpose: 'tests' });
     const statuses: number[] = [];
