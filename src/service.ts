@@ -82,8 +82,6 @@ export async function startService({
   // may run in one process, each with its own figures.
   const registry = new Registry();
   const store = countStoreErrors(await openStore(config), registry);
-  const httpMetrics = new HttpMetrics(registry);
-  const collectorMetrics = new CollectorMetrics(registry);
   const instance = config.NERKH_INSTANCE_ID ?? `${hostname()}:${process.pid}`;
   logger.info({ role, db: store.location, instance }, 'store opened');
   let limiters: Limiters | null = null;
@@ -108,6 +106,7 @@ export async function startService({
       changes = (await store.openChangeFeed?.(logger)) ?? null;
     }
     if (catalog !== null && collectorSources !== null) {
+      const collectorMetrics = new CollectorMetrics(registry);
       const pipelineDeps = {
         config,
         catalog,
@@ -141,7 +140,8 @@ export async function startService({
         logger,
         ...appStoresOf(store),
         limiters,
-        metrics: httpMetrics,
+        // The API's figures exist only where an API runs: a collector's scrape has none at 0.
+        metrics: new HttpMetrics(registry),
         ...(changes === null ? {} : { changes }),
       });
       url = await listen(app, config.HOST, config.PORT);

@@ -1,7 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { issueApiKey } from '../../src/keys/issue-key.ts';
 import { createLogger } from '../../src/logger.ts';
+import { startService } from '../../src/service.ts';
 import { startSimulatedService } from '../support/simulated-service.ts';
 import { seriesValue } from './scrape.ts';
 
@@ -59,6 +63,28 @@ describe('the metrics listener', () => {
     // Only /metrics, only GET/HEAD.
     expect((await fetch(metricsUrl.replace('/metrics', '/v1/rates'))).status).toBe(404);
     expect((await fetch(metricsUrl, { method: 'POST' })).status).toBe(405);
+  });
+
+  it('shows a collector-only process its collector figures and none of the API’s', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'nerkh-collector-metrics-'));
+    onTestFinished(() => rmSync(dataDir, { recursive: true, force: true }));
+    const service = await startService({
+      config: loadConfig({
+        NERKH_DATA_DIR: dataDir,
+        NERKH_BINANCE_WS_URL: 'ws://127.0.0.1:9',
+        NERKH_BINANCE_REST_URL: 'http://127.0.0.1:9',
+        NERKH_NOBITEX_URL: 'http://127.0.0.1:9',
+        NERKH_METRICS_PORT: '0',
+      }),
+      logger: createLogger('silent'),
+      role: 'collector',
+    });
+    onTestFinished(() => service.stop());
+    const scrape = await (await fetch(service.metricsUrl as string)).text();
+    expect(seriesValue(scrape, 'nerkh_collector_leader')).toBe(1);
+    expect(scrape).toContain('nerkh_source_state{source="binance"');
+    expect(scrape).not.toContain('nerkh_snapshot_age_seconds');
+    expect(scrape).not.toContain('nerkh_rate_limit_decisions_total');
   });
 
   it('is off unless NERKH_METRICS_PORT is set, and refuses the public port', async () => {
