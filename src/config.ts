@@ -75,6 +75,13 @@ export const ConfigSchema = Type.Object({
    */
   NERKH_KEY_CACHE_SIZE: Type.Integer({ minimum: 1, maximum: 10_000_000, default: 20_000 }),
   LOG_LEVEL: Type.String({ ...LogLevel, default: 'info' }),
+  /**
+   * Port of the Prometheus metrics listener (`GET /metrics`, README "Metrics"); unset = no metrics
+   * listener. Never the public PORT: the figures are for the operator, not for API clients.
+   */
+  NERKH_METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+  /** Address the metrics listener binds to; loopback by default, so only this machine can scrape it. */
+  NERKH_METRICS_HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
 });
 
 export type RawConfig = Static<typeof ConfigSchema>;
@@ -163,6 +170,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (config.NERKH_SOURCES_FILE !== undefined && replacedByFile.length > 0) {
     throw new ConfigError(
       `invalid configuration: ${replacedByFile.join(', ')} ${replacedByFile.length === 1 ? 'has' : 'have'} no effect with NERKH_SOURCES_FILE; set the sources' url and poll_seconds in the file instead`,
+    );
+  }
+  if (
+    config.NERKH_METRICS_PORT !== undefined &&
+    config.NERKH_METRICS_PORT !== 0 &&
+    config.NERKH_METRICS_PORT === config.PORT
+  ) {
+    throw new ConfigError(
+      `invalid configuration: NERKH_METRICS_PORT=${config.NERKH_METRICS_PORT} is the public PORT; metrics get a port of their own`,
+    );
+  }
+  if (
+    config.NERKH_METRICS_PORT === undefined &&
+    env.NERKH_METRICS_HOST !== undefined &&
+    env.NERKH_METRICS_HOST !== ''
+  ) {
+    throw new ConfigError(
+      'invalid configuration: NERKH_METRICS_HOST has no effect without NERKH_METRICS_PORT',
     );
   }
   const publicUrl = (config.NERKH_PUBLIC_URL ?? `http://${hostForUrl(config.HOST)}:${config.PORT}`).replace(

@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { collectDefaultMetrics, Registry } from 'prom-client';
 import { loadCatalog } from './collector/catalog-file.ts';
 import { type Pipeline, type PipelineTuning, startPipeline } from './collector/pipeline.ts';
 import type { Config } from './config.ts';
@@ -8,6 +9,10 @@ import { CollectorElection } from './leadership/collector-election.ts';
 import { leadCollector } from './leadership/lead-collector.ts';
 import { type Limiters, openLimiter } from './limiter/open-limiter.ts';
 import type { Logger } from './logger.ts';
+import { CollectorMetrics } from './metrics/collector-metrics.ts';
+import { HttpMetrics } from './metrics/http-metrics.ts';
+import { type MetricsServer, startMetricsServer } from './metrics/metrics-server.ts';
+import { countStoreErrors } from './metrics/store-errors.ts';
 import { loadSources } from './sources/load-sources.ts';
 import type { SourcesSetup } from './sources/sources-setup.ts';
 import { type OpenedStore, openStore } from './store/open-store.ts';
@@ -35,6 +40,8 @@ interface ServiceOptions {
 export interface RunningService {
   /** Base URL the API listens on; null for the collector role. */
   url: string | null;
+  /** Where Prometheus scrapes this process (NERKH_METRICS_PORT); null when no metrics listener runs. */
+  metricsUrl: string | null;
   store: OpenedStore;
   /** Stops accepting, finishes in-flight requests, stops the collector, closes the backends. */
   stop(): Promise<void>;
@@ -71,7 +78,10 @@ export async function startService({
   const catalog = role === 'api' ? null : loadCatalog(config.NERKH_CATALOG);
   // A sources file with mistakes stops start-up before anything is opened, each mistake listed.
   const collectorSources = catalog === null ? null : (sources ?? loadSources(config, catalog));
-  const store = await openStore(config);
+  // One registry per service, never prom-client's global one: several services (tests, the demo)
+  // may run in one process, each with its own figures.
+  const registry = new Registry();
+  const store = countStoreErrors(await openStore(config), registry);
   const instance = config.NERKH_INSTANCE_ID ?? `${hostname()}:${process.pid}`;
   logger.info({ role, db: store.location, instance }, 'store opened');
   let limiters: Limiters | null = null;
@@ -79,7 +89,9 @@ export async function startService({
   let pipeline: Pipeline | null = null;
   let election: CollectorElection | null = null;
   let app: NerkhApp | null = null;
+  let metricsServer: MetricsServer | null = null;
   const stop = async () => {
+    await metricsServer?.close();
     await app?.close();
     await election?.stop();
     await pipeline?.stop();
@@ -94,17 +106,20 @@ export async function startService({
       changes = (await store.openChangeFeed?.(logger)) ?? null;
     }
     if (catalog !== null && collectorSources !== null) {
+      const collectorMetrics = new CollectorMetrics(registry);
       const pipelineDeps = {
         config,
         catalog,
         sources: collectorSources,
         logger,
+        metrics: collectorMetrics,
         ...(tuning ? { tuning } : {}),
       };
       const lease = store.collectorLease;
       if (lease === undefined) {
         // One process owns the store: its collector always leads.
         pipeline = await startPipeline({ ...pipelineDeps, store: store.snapshots });
+        collectorMetrics.watchLeadership(() => true);
       } else {
         election = new CollectorElection({
           lease,
@@ -113,6 +128,8 @@ export async function startService({
           logger,
           lead: (term, signal) => leadCollector(term, signal, { ...pipelineDeps, lease }),
         });
+        const elected = election;
+        collectorMetrics.watchLeadership(() => elected.leading);
         await election.start();
       }
     }
@@ -123,11 +140,23 @@ export async function startService({
         logger,
         ...appStoresOf(store),
         limiters,
+        // The API's figures exist only where an API runs: a collector's scrape has none at 0.
+        metrics: new HttpMetrics(registry),
         ...(changes === null ? {} : { changes }),
       });
       url = await listen(app, config.HOST, config.PORT);
     }
-    return { url, store, stop };
+    if (config.NERKH_METRICS_PORT !== undefined) {
+      collectDefaultMetrics({ register: registry });
+      metricsServer = await startMetricsServer(
+        registry,
+        config.NERKH_METRICS_HOST,
+        config.NERKH_METRICS_PORT,
+        logger,
+      );
+      logger.info({ url: metricsServer.url }, 'metrics listener started');
+    }
+    return { url, metricsUrl: metricsServer?.url ?? null, store, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -165,6 +165,7 @@ Examples:
           `  curl -s -H 'X-API-Key: ${key}' '${apiUrl}/v1/rates?symbol=BTC'`,
           `  curl -s ${apiUrl}/v1/health`,
           `  curl -s -i ${apiUrl}/v1/rates    # no key: 401, application/problem+json`,
+          ...(service.metricsUrl === null ? [] : [`  curl -s ${service.metricsUrl}    # Prometheus metrics`]),
           ...blocked,
           '',
           'Press Ctrl-C to stop.',

@@ -31,7 +31,15 @@ Every setting is an environment variable; see README.md "Configuration".`,
       const config = loadConfig();
       const logger = createLogger(config.LOG_LEVEL, bufferedStdout());
       const service = await startService({ config, logger, role: options.role });
-      logger.info({ role: options.role, url: service.url, public_url: config.publicUrl }, 'nerkh is running');
+      logger.info(
+        {
+          role: options.role,
+          url: service.url,
+          public_url: config.publicUrl,
+          metrics_url: service.metricsUrl,
+        },
+        'nerkh is running',
+      );
       // Startup lines at once, not when the access log fills the first batch.
       logger.flush();
       exitOnSignals(service.stop, { logger });

@@ -22,10 +22,31 @@ export interface SourceHealth {
   coins?: number;
 }
 
+/**
+ * How the collector's last snapshot commit ended: a failed one is reported at once (in
+ * `/v1/health` and on the status page), not only through the snapshot's age.
+ */
+export interface CommitOutcome {
+  outcome: 'ok' | 'failed';
+  /** When the commit ended (ISO 8601). */
+  at: string;
+  /** Build plus the store's write, in milliseconds. */
+  duration_ms: number;
+  /**
+   * A failed commit's error class and code (`SqliteError SQLITE_FULL`, `DatabaseError 25006`);
+   * never its message, which may carry a connection string or a path. Null when it succeeded.
+   */
+  error: string | null;
+  /** When the last commit that succeeded ended (ISO 8601), or null if none has in this run. */
+  last_ok_at: string | null;
+}
+
 export interface CollectorStatus {
   /** When the collector wrote this report (ISO 8601); a stale report means a dead collector. */
   reported_at: string;
   /** Refresh interval the collector runs with, in seconds. */
   refresh_seconds: number;
   sources: SourceHealth[];
+  /** The last commit's outcome; absent before this collector's first commit (and in older reports). */
+  last_commit?: CommitOutcome;
 }

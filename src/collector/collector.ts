@@ -7,10 +7,11 @@ import type { Logger } from '../logger.ts';
 import type { SourcesSetup } from '../sources/sources-setup.ts';
 import type { CollectorStatusStore, SnapshotStore } from '../store/types.ts';
 import { CoinRouting } from './coin-routing.ts';
-import type { CollectorStatus } from './collector-status.ts';
+import type { CollectorStatus, CommitOutcome } from './collector-status.ts';
 import { CommitSchedule } from './commit-schedule.ts';
 import { logRouteMoves } from './failover-log.ts';
 import { PriceGuard } from './price-guard.ts';
+import type { RouteMove } from './route.ts';
 import { SnapshotBuilder } from './snapshot-builder.ts';
 import { type RejectedCounts, SourceHealthRegistry } from './source-health.ts';
 import type { SourceSeries } from './source-series.ts';
@@ -65,6 +66,20 @@ export interface CommitInfo {
 
 export type CommitListener = (snapshot: Snapshot, info: CommitInfo) => void;
 
+/** Told of every commit the store refused, with the error's class (`errorClassOf`). */
+export type CommitFailureListener = (failure: { durationMs: number; error: string }) => void;
+
+/**
+ * What may be reported of a failed commit: the error's class and, when it has one, its code
+ * (`SqliteError SQLITE_READONLY`, `DatabaseError 25006`). Never the message: a driver's message
+ * may quote a connection string, a path or a value.
+ */
+export function errorClassOf(error: unknown): string {
+  if (!(error instanceof Error)) return 'non-error thrown';
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && /^[A-Za-z0-9_]{1,40}$/.test(code) ? `${error.name} ${code}` : error.name;
+}
+
 /**
  * Latest state per coin from the feeds, committed as one snapshot on a schedule (docs/architecture.md#data).
  * Feeds call it as their FeedListener; the per-tick path is two Map lookups, a few numeric compares
@@ -90,6 +105,11 @@ export class Collector implements FeedListener {
   readonly #health: SourceHealthRegistry;
   readonly #schedule: CommitSchedule;
   readonly #commitListeners = new Set<CommitListener>();
+  readonly #failureListeners = new Set<CommitFailureListener>();
+  #lastCommit: CommitOutcome | undefined;
+  #lastOkAt: string | null = null;
+  /** Route moves seen (a failover or a return per coin and currency), for the metrics. */
+  readonly #moveListeners = new Set<(moves: readonly RouteMove[]) => void>();
 
   /** Tether and the coins quoted by the source that will serve them, for the first commit. */
   #quoted = 0;
@@ -206,7 +226,9 @@ export class Collector implements FeedListener {
   /** Picks each coin's serving sources at `now`, and logs the coins that moved. */
   #selectSources(now: number): void {
     const moves = this.#routing.select(now);
-    if (moves.length > 0) logRouteMoves(this.#logger, moves);
+    if (moves.length === 0) return;
+    logRouteMoves(this.#logger, moves);
+    for (const listener of this.#moveListeners) listener(moves);
   }
 
   /** What each source must follow: every coin and currency some route asks of it. */
@@ -244,9 +266,15 @@ export class Collector implements FeedListener {
       snapshot = await this.#store.commitSnapshot(draft);
     } catch (error) {
       this.#logger.error({ err: error }, 'snapshot commit failed; the previous snapshot stays served');
+      const failure = { durationMs: performance.now() - started, error: errorClassOf(error) };
+      this.#recordCommit('failed', failure.durationMs, failure.error);
+      for (const listener of this.#failureListeners) listener(failure);
+      // Reported now, not at the next report: a failed commit must be visible at once.
+      void this.writeStatus();
       return null;
     }
     const info: CommitInfo = { buildMs, durationMs: performance.now() - started };
+    this.#recordCommit('ok', info.durationMs, null);
     this.#logger.info(
       {
         id: snapshot.id,
@@ -268,10 +296,34 @@ export class Collector implements FeedListener {
     return snapshot;
   }
 
+  #recordCommit(outcome: CommitOutcome['outcome'], durationMs: number, error: string | null): void {
+    const at = new Date(this.#clock()).toISOString();
+    if (outcome === 'ok') this.#lastOkAt = at;
+    this.#lastCommit = {
+      outcome,
+      at,
+      duration_ms: Number(durationMs.toFixed(2)),
+      error,
+      last_ok_at: this.#lastOkAt,
+    };
+  }
+
   /** Subscribes to commits (logs, in-process readers); returns the unsubscribe function. */
   onCommit(listener: CommitListener): () => void {
     this.#commitListeners.add(listener);
     return () => this.#commitListeners.delete(listener);
+  }
+
+  /** Subscribes to commits the store refused; returns the unsubscribe function. */
+  onCommitFailure(listener: CommitFailureListener): () => void {
+    this.#failureListeners.add(listener);
+    return () => this.#failureListeners.delete(listener);
+  }
+
+  /** Subscribes to coins moving between sources (failovers and returns); returns the unsubscribe function. */
+  onRouteMoves(listener: (moves: readonly RouteMove[]) => void): () => void {
+    this.#moveListeners.add(listener);
+    return () => this.#moveListeners.delete(listener);
   }
 
   // ---- Lifecycle -------------------------------------------------------------------------------
@@ -316,6 +368,7 @@ export class Collector implements FeedListener {
       reported_at: new Date(now).toISOString(),
       refresh_seconds: this.#refreshMs / 1000,
       sources: this.#health.report(now, counts),
+      ...(this.#lastCommit === undefined ? {} : { last_commit: this.#lastCommit }),
     };
   }
 

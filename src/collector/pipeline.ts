@@ -2,6 +2,7 @@ import type { Config } from '../config.ts';
 import type { Catalog } from '../domain/catalog.ts';
 import type { Feed } from '../feeds/types.ts';
 import type { Logger } from '../logger.ts';
+import type { CollectorMetrics } from '../metrics/collector-metrics.ts';
 import { createFeed, type FeedTuning } from '../sources/create-feed.ts';
 import { marketRequests } from '../sources/market-codes.ts';
 import type { SourcesSetup } from '../sources/sources-setup.ts';
@@ -34,6 +35,8 @@ export interface PipelineDeps {
   store: SnapshotStore & CollectorStatusStore;
   logger: Logger;
   tuning?: PipelineTuning;
+  /** Where the collector's commits, failovers and sources are measured (the composition root's registry). */
+  metrics?: CollectorMetrics;
 }
 
 export interface Pipeline {
@@ -49,7 +52,7 @@ export interface Pipeline {
  * keeps serving known prices.
  */
 export async function startPipeline(deps: PipelineDeps): Promise<Pipeline> {
-  const { config, catalog, sources, store, logger, tuning = {} } = deps;
+  const { config, catalog, sources, store, logger, metrics, tuning = {} } = deps;
   const {
     pollMs,
     minPollMs,
@@ -79,6 +82,7 @@ export async function startPipeline(deps: PipelineDeps): Promise<Pipeline> {
     store,
     logger: logger.child({ component: 'collector' }),
   });
+  const unwatch = metrics?.watch(collector);
   const previous = await store.latestSnapshot();
   if (previous) collector.seed(previous);
 
@@ -117,6 +121,7 @@ export async function startPipeline(deps: PipelineDeps): Promise<Pipeline> {
         await Promise.all(feeds.map((feed) => feed.stop()));
         await collector.stop();
         await collector.writeStatus();
+        unwatch?.();
       })();
       return stopping;
     },

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
+import { containsApiKeyShape } from '../keys/api-key.ts';
 import { flatLineLogger, type Logger } from '../logger.ts';
+import type { HttpMetrics } from '../metrics/http-metrics.ts';
 import { pathOf, queryOf } from './request-target.ts';
 
 /** Query parameter names clients wrongly put keys in (docs/architecture.md#http-contract); compared case-insensitively. */
@@ -36,23 +38,33 @@ const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
  * Request id: the caller's `X-Request-Id` when it is a plain token (so ids cannot smuggle text
- * into logs), otherwise a fresh UUID. It is returned in `X-Request-Id` and bound to every log line.
+ * into logs) that does not hold a key (a client that put its key there would have it logged and
+ * echoed), otherwise a fresh UUID. It is returned in `X-Request-Id` and bound to every log line.
  */
 export function requestIdOf(request: IncomingMessage): string {
   const given = request.headers['x-request-id'];
-  return typeof given === 'string' && requestIdPattern.test(given) ? given : randomUUID();
+  return typeof given === 'string' && requestIdPattern.test(given) && !containsApiKeyShape(given)
+    ? given
+    : randomUUID();
 }
 
 /**
- * One access-log line per response: request id, method, URL (redacted as above), status and
+ * One access-log line and one metrics observation (route, status, duration) per response: request id, method, URL (redacted as above), status and
  * duration. Fastify's built-in request logging is off because it logs the raw URL.
  * `X-API-Key` is never read here, and every field is a string or number built here (see
  * flatLineLogger); the top-level key names stay redacted.
  */
-export function installAccessLog(app: FastifyInstance, logger: Logger): void {
+export function installAccessLog(
+  app: FastifyInstance,
+  logger: Logger,
+  metrics: Pick<HttpMetrics, 'request'>,
+): void {
   const lines = flatLineLogger(logger);
   // A callback hook: an async one costs a promise per request for no waiting at all.
   app.addHook('onResponse', (request, reply, done) => {
+    const elapsedMs = reply.elapsedTime;
+    // Recorded here rather than in a hook of its own: one hook per request, not two.
+    metrics.request(request.routeOptions.url, reply.statusCode, elapsedMs / 1000);
     // The request id first, where request.log's binding puts it: one line shape for every reader.
     lines.info(
       {
@@ -60,7 +72,7 @@ export function installAccessLog(app: FastifyInstance, logger: Logger): void {
         method: request.method,
         url: loggableUrl(request.url),
         status: reply.statusCode,
-        duration_ms: Math.round(reply.elapsedTime * 100) / 100,
+        duration_ms: Math.round(elapsedMs * 100) / 100,
         ip: request.ip,
         key_id: request.apiKeyId ?? undefined,
       },

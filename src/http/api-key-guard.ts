@@ -1,6 +1,8 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from 'fastify';
 import type { AuthenticatedKey, KeyAuthenticator } from '../keys/authenticator.ts';
 import type { MaybePromise, RateLimitDecision, RateLimiter } from '../limiter/types.ts';
+import type { HttpMetrics } from '../metrics/http-metrics.ts';
+import { clientNetwork } from '../net/client-network.ts';
 import { queryCarriesKey } from './access-log.ts';
 import { type ProblemError, problem } from './error-catalog.ts';
 import { queryOf } from './request-target.ts';
@@ -16,13 +18,14 @@ interface ApiKeyGuardOptions {
   authenticator: KeyAuthenticator;
   /** Per-key request limit (docs/architecture.md#rate-limit). */
   limiter: RateLimiter;
-  /** Invalid keys per client address, so keys cannot be guessed at speed. */
+  /** Invalid keys per client address (an IPv6 client's /64), so keys cannot be guessed at speed. */
   failureLimiter: RateLimiter;
   defaultLimit: number;
   windowSeconds: number;
   /** Invalid keys one client address may send per window before its key checks pause. */
   failureLimit: number;
   clock: () => number;
+  metrics: Pick<HttpMetrics, 'limitDecision' | 'invalidKey' | 'keyChecksPaused'>;
 }
 
 /** The one limit policy, named as draft-ietf-httpapi-ratelimit-headers names policies. */
@@ -68,8 +71,16 @@ function missingKey(url: string): ProblemError {
  * on no promise; a store read or a shared (Redis) limiter continues the same steps asynchronously.
  */
 export function apiKeyGuard(options: ApiKeyGuardOptions): onRequestHookHandler {
-  const { authenticator, limiter, failureLimiter, defaultLimit, windowSeconds, failureLimit, clock } =
-    options;
+  const {
+    authenticator,
+    limiter,
+    failureLimiter,
+    defaultLimit,
+    windowSeconds,
+    failureLimit,
+    clock,
+    metrics,
+  } = options;
   // `RateLimit-Policy` is the same for every request under one limit: built once per limit.
   const policies = new Map<number, string>();
   const policyHeader = (limit: number): string => {
@@ -89,6 +100,7 @@ export function apiKeyGuard(options: ApiKeyGuardOptions): onRequestHookHandler {
     paused: RateLimitDecision,
   ) {
     if (!paused.allowed) {
+      metrics.keyChecksPaused();
       done(
         problem(
           'too-many-failed-keys',
@@ -115,7 +127,8 @@ export function apiKeyGuard(options: ApiKeyGuardOptions): onRequestHookHandler {
     key: AuthenticatedKey | null,
   ) {
     if (key === null) {
-      const counted = failureLimiter.take(request.ip, failureLimit, now);
+      metrics.invalidKey();
+      const counted = failureLimiter.take(clientNetwork(request.ip), failureLimit, now);
       const refuse = () => done(problem('invalid-api-key', 'The API key is not valid.'));
       if (isPromise(counted)) resume(counted, done, refuse);
       else refuse();
@@ -133,6 +146,7 @@ export function apiKeyGuard(options: ApiKeyGuardOptions): onRequestHookHandler {
     // current state (r requests remaining, t seconds until the next slot frees).
     reply.header('ratelimit-policy', policyHeader(limit));
     reply.header('ratelimit', `"${ratePolicyName}";r=${decision.remaining};t=${decision.resetSeconds}`);
+    metrics.limitDecision(decision.allowed);
     if (decision.allowed) {
       done();
       return;
@@ -154,7 +168,7 @@ export function apiKeyGuard(options: ApiKeyGuardOptions): onRequestHookHandler {
       return;
     }
     const now = clock();
-    const paused = failureLimiter.peek(request.ip, failureLimit, now);
+    const paused = failureLimiter.peek(clientNetwork(request.ip), failureLimit, now);
     if (isPromise(paused))
       resume(paused, done, (decision) => checkPause(request, reply, done, now, decision));
     else checkPause(request, reply, done, now, paused);

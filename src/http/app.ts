@@ -3,11 +3,13 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import { Registry } from 'prom-client';
 import packageJson from '../../package.json' with { type: 'json' };
 import type { Config } from '../config.ts';
 import { KeyAuthenticator } from '../keys/authenticator.ts';
 import type { Limiters } from '../limiter/open-limiter.ts';
 import type { Logger } from '../logger.ts';
+import { HttpMetrics } from '../metrics/http-metrics.ts';
 import type {
   ApiKeyStore,
   ChangeFeed,
@@ -56,6 +58,11 @@ export interface AppDeps {
   changes?: ChangeFeed;
   /** The lease electing the collector, for `/v1/health` to say which instance leads (PostgreSQL). */
   collectorLease?: Pick<CollectorLease, 'leader'>;
+  /**
+   * Where the app records its metrics (the composition root's registry); default a registry of
+   * its own that nobody scrapes.
+   */
+  metrics?: HttpMetrics;
   /** Epoch milliseconds; tests pass a fake clock. */
   clock?: () => number;
   /** Poll period of the snapshot id and the key version (default 1 s). */
@@ -134,6 +141,7 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
     validCacheSize: config.NERKH_KEY_CACHE_SIZE,
   });
   const { requests: limiter, failedKeys: failureLimiter } = deps.limiters;
+  const metrics = deps.metrics ?? new HttpMetrics(new Registry());
 
   // The API, the website and the discovery documents read the same snapshot and health judgement.
   const currentSnapshot = () => snapshots.current()?.snapshot ?? null;
@@ -169,11 +177,18 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
     windowSeconds: config.NERKH_RATE_WINDOW_SECONDS,
     failureLimit: deps.failureLimit ?? 30,
     clock,
+    metrics,
+  });
+  metrics.watch({
+    currentSnapshot,
+    keyCache: () => authenticator.cacheCounts(),
+    limiters: deps.limiters,
+    clock,
   });
 
   app.decorateRequest('apiKeyId', null);
   installProblemHandlers(app, config.publicUrl);
-  installAccessLog(app, logger);
+  installAccessLog(app, logger, metrics);
   responseHeaders.install(app);
   await app.register(swagger, openApiOptions(config.publicUrl));
 

@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import type { CollectorStatus, SourceHealth } from '../collector/collector-status.ts';
+import type { CollectorStatus, CommitOutcome, SourceHealth } from '../collector/collector-status.ts';
 import type { SharedLimitState } from '../limiter/fallback-limiter.ts';
 import type { CollectorLeader } from '../store/types.ts';
 import type { HealthCheckSchema, HealthSchema } from './schemas.ts';
@@ -41,7 +41,7 @@ const worse = (a: HealthStatus, b: HealthStatus): HealthStatus =>
  * Judges the service's freshness (README "Health"):
  * - pass: snapshot age ≤ 1.5 × refresh interval, every source up, collector reporting (and, where
  *   instances share the store and Redis, an instance leading the collector and limits shared);
- * - warn: age ≤ 3 × refresh, or a source degraded or down, or the collector's report missing or
+ * - warn: age ≤ 3 × refresh, or the collector's last snapshot commit failed, or a source degraded or down, or the collector's report missing or
  *   older than 30 s, or no instance leading the collector, or each instance limiting on its own
  *   while Redis does not answer — rates are still served, but may be getting old or over-admitted;
  * - each source's own check: pass when up, warn when degraded or when down while serving no coin
@@ -118,6 +118,11 @@ export function assessHealth(input: HealthInput): HealthReport {
           : `The collector reported ${reportAge} s ago.`,
       },
     ];
+    if (collector.last_commit !== undefined) {
+      const check = commitCheck(collector.last_commit);
+      status = worse(status, check.status);
+      checks['collector:commit'] = [check];
+    }
     for (const source of collector.sources) {
       const sourceStatus = sourceCheckStatus(source);
       if (sourceStatus !== 'pass') status = worse(status, 'warn');
@@ -173,6 +178,26 @@ export function assessHealth(input: HealthInput): HealthReport {
     checks,
   };
   return { httpStatus: status === 'fail' ? 503 : 200, body };
+}
+
+/**
+ * The collector's last snapshot commit: a failure warns at once, while the snapshot it could not
+ * replace is still young enough to pass its own age check; the last good snapshot stays served.
+ */
+function commitCheck(commit: CommitOutcome): HealthCheck {
+  const { outcome, at, duration_ms, error, last_ok_at } = commit;
+  return {
+    componentType: 'datastore',
+    status: outcome === 'ok' ? 'pass' : 'warn',
+    time: at,
+    observedValue: outcome,
+    output:
+      outcome === 'ok'
+        ? `The last snapshot commit succeeded in ${duration_ms} ms.`
+        : `The last snapshot commit failed (${error ?? 'unknown error'}); the last good snapshot${last_ok_at === null ? '' : ` (committed ${last_ok_at})`} is still served.`,
+    ...(error === null ? {} : { error }),
+    last_ok_at,
+  };
 }
 
 /** Which instance leads the collector; a lease that ran out (nobody leads) warns. */

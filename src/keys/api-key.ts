@@ -56,6 +56,14 @@ export function isWellFormedApiKey(key: string): boolean {
   return match !== null && checksumOf(match[1] as string) === match[2];
 }
 
+/** Anything shaped like a key within a text, the checksum unchecked: such text is never logged. */
+const keyInText = /nerkh_[0-9A-Za-z]{22}_[0-9A-Za-z]{6}/;
+
+/** True when `text` holds something shaped like a key (e.g. a client put its key in a request id). */
+export function containsApiKeyShape(text: string): boolean {
+  return keyInText.test(text);
+}
+
 /** What the store keeps instead of the key: lowercase hex SHA-256 (one-shot, no Hash object per call). */
 export function hashApiKey(key: string): string {
   return hash('sha256', key, 'hex');

@@ -31,6 +31,12 @@ class ValidKey implements AuthenticatedKey {
   }
 }
 
+/** Key checks answered by the caches (valid or invalid) and by a store read, since start. */
+export interface KeyCacheCounts {
+  hits: number;
+  misses: number;
+}
+
 interface KeyAuthenticatorOptions {
   store: ApiKeyStore;
   logger: Logger;
@@ -76,6 +82,7 @@ export class KeyAuthenticator {
   /** Bumped on every cache drop, so a lookup that raced a drop does not cache a stale answer. */
   #generation = 0;
   #version: number | null = null;
+  readonly #counts: KeyCacheCounts = { hits: 0, misses: 0 };
   #pollTimer: NodeJS.Timeout | undefined;
   #flushTimer: NodeJS.Timeout | undefined;
 
@@ -108,6 +115,9 @@ export class KeyAuthenticator {
 
   /**
    * The key's identity when it is well formed, issued, not revoked and not expired; else null.
+   * No comparison here touches an issued key: the presented key's SHA-256 is looked up (a Map
+   * here, a unique index in the store), so the time taken depends only on the hash of what was
+   * sent and reveals nothing about any key; a constant-time compare would protect nothing more.
    * Answered synchronously from the caches; only a key not seen since the last cache drop waits
    * for the store.
    */
@@ -115,11 +125,23 @@ export class KeyAuthenticator {
     if (presented.length !== apiKeyLength) return null;
     const digest = apiKeyDigest(presented);
     const valid = this.#valid.get(digest);
-    if (valid !== undefined) return this.#admit(valid);
-    if (this.#invalid.has(digest)) return null;
+    if (valid !== undefined) {
+      this.#counts.hits++;
+      return this.#admit(valid);
+    }
+    if (this.#invalid.has(digest)) {
+      this.#counts.hits++;
+      return null;
+    }
     // The checksum refuses mistyped or invented keys without a store read (and without caching them).
     if (!isWellFormedApiKey(presented)) return null;
+    this.#counts.misses++;
     return this.#lookUp(digest);
+  }
+
+  /** Cache hits and misses so far, for the metrics. */
+  cacheCounts(): KeyCacheCounts {
+    return { ...this.#counts };
   }
 
   async #lookUp(digest: string): Promise<AuthenticatedKey | null> {

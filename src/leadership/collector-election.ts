@@ -61,6 +61,11 @@ export class CollectorElection {
     this.#lead = options.lead;
   }
 
+  /** True while this instance holds the lease and runs the collector. */
+  get leading(): boolean {
+    return this.#leading !== null;
+  }
+
   /** Claims once (a free lease is taken at once), then keeps claiming every `renewMs`. */
   async start(): Promise<void> {
     await this.#claimAndReschedule();

@@ -45,6 +45,7 @@ export class FallbackSwitch {
   #probeTimer: NodeJS.Timeout | null = null;
   #settleTimer: NodeJS.Timeout | null = null;
   #closed = false;
+  #errors = 0;
   readonly #onError = (error: unknown) => this.lost(error);
   readonly #onClose = () => this.lost('the connection closed');
 
@@ -85,9 +86,16 @@ export class FallbackSwitch {
     }
   }
 
+  /** Failed commands, connection errors and drops since start (the metrics count them). */
+  get errors(): number {
+    return this.#errors;
+  }
+
   /** A command failed or the connection dropped: decide from memory until Redis answers a PING. */
   lost(error: unknown): void {
-    if (!this.#shared || this.#closed) return;
+    if (this.#closed) return;
+    this.#errors++;
+    if (!this.#shared) return;
     this.#shared = false;
     this.#settling = false;
     if (this.#settleTimer !== null) clearTimeout(this.#settleTimer);

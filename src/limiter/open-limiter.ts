@@ -15,6 +15,8 @@ export interface Limiters {
    * never are (in memory, each process counts alone by design).
    */
   sharedState?(): SharedLimitState;
+  /** Failed Redis commands, connection errors and drops so far; absent where no Redis is used. */
+  redisErrors?(): number;
   close(): Promise<void>;
 }
 

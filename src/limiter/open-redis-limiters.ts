@@ -36,6 +36,7 @@ export async function openRedisLimiters(config: Config, logger: Logger): Promise
     requests,
     failedKeys,
     sharedState: () => fallbackSwitch.state(),
+    redisErrors: () => fallbackSwitch.errors,
     async close() {
       fallbackSwitch.close();
       await Promise.all([requests.close(), failedKeys.close()]);

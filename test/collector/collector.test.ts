@@ -8,6 +8,7 @@ import { builtInSources } from '../../src/sources/default-sources.ts';
 import { parseSources } from '../../src/sources/load-sources.ts';
 import { MemorySnapshotStore } from '../../src/store/memory/snapshot-store.ts';
 import { FakeTime, settle } from './fake-time.ts';
+import { storeWithCommit } from './store-with-commit.ts';
 
 const T0 = Date.parse('2026-03-01T10:00:00.000Z');
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -367,16 +368,10 @@ describe('Collector: commits', () => {
       catalog,
       config: loadConfig({}),
       sources: builtInSources(loadConfig({})),
-      store: {
-        commitSnapshot: async (draft) => {
-          await gate;
-          return slow.commitSnapshot(draft);
-        },
-        latestSnapshot: () => slow.latestSnapshot(),
-        latestSnapshotId: () => slow.latestSnapshotId(),
-        putCollectorStatus: (status) => slow.putCollectorStatus(status),
-        getCollectorStatus: () => slow.getCollectorStatus(),
-      },
+      store: storeWithCommit(slow, async (draft) => {
+        await gate;
+        return slow.commitSnapshot(draft);
+      }),
       logger: createLogger('silent'),
       clock: time.clock,
       timers: time,
@@ -411,6 +406,58 @@ describe('Collector: commits', () => {
     const committed = await pending;
     expect(rowOf(committed, 'BTC')?.sell_usdt).toBe(64_000);
     expect(rowOf(await slow.latestSnapshot(), 'BTC')?.sell_usdt).toBe(64_000);
+  });
+
+  it('reports a failed commit at once with its error class but not its message, and keeps the last good snapshot', async () => {
+    const store = new MemorySnapshotStore();
+    let failing = false;
+    class SqliteError extends Error {
+      override name = 'SqliteError';
+      code = 'SQLITE_FULL';
+    }
+    const { time, collector, coin, tether } = setup(
+      {},
+      {
+        store: storeWithCommit(store, async (draft) => {
+          if (failing) throw new SqliteError('database or disk is full: /srv/secret-path/nerkh.db');
+          return store.commitSnapshot(draft);
+        }),
+        statusIntervalMs: 60_000,
+      },
+    );
+    const failures: string[] = [];
+    collector.onCommitFailure((failure) => failures.push(failure.error));
+    tether(105_299);
+    coin('BTC', 64_000);
+    const good = await collector.commitNow();
+    expect(collector.status().last_commit).toMatchObject({ outcome: 'ok', error: null, last_ok_at: iso(T0) });
+
+    failing = true;
+    time.now = T0 + 600_000;
+    coin('BTC', 65_000);
+    expect(await collector.commitNow()).toBeNull();
+    await settle();
+    // Written to the store at once, not at the next report interval.
+    const reported = await store.getCollectorStatus();
+    expect(reported?.last_commit).toMatchObject({
+      outcome: 'failed',
+      at: iso(T0 + 600_000),
+      error: 'SqliteError SQLITE_FULL',
+      last_ok_at: iso(T0),
+    });
+    expect(JSON.stringify(reported)).not.toContain('secret-path');
+    expect(failures).toEqual(['SqliteError SQLITE_FULL']);
+    expect((await store.latestSnapshot())?.id).toBe(good?.id);
+
+    failing = false;
+    time.now = T0 + 1_200_000;
+    await collector.commitNow();
+    await settle();
+    expect((await store.getCollectorStatus())?.last_commit).toMatchObject({
+      outcome: 'ok',
+      error: null,
+      last_ok_at: iso(T0 + 1_200_000),
+    });
   });
 
   it('writes its health report on an interval and stops cleanly without committing again', async () => {

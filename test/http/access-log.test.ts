@@ -98,5 +98,8 @@ describe('access log', () => {
     ).toBe('abc-123');
     const replaced = await t.app.inject({ url: '/health', headers: { 'x-request-id': 'bad id\u0007' } });
     expect(replaced.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    // A key put in the request id would be logged and echoed: it is replaced too.
+    const keyed = await t.app.inject({ url: '/health', headers: { 'x-request-id': `trace-${t.key}` } });
+    expect(keyed.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 });

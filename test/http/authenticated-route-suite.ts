@@ -215,5 +215,16 @@ export function describeAuthenticatedRoute(route: AuthenticatedRoute): void {
       t.clock.advance(60_000);
       expect((await send(t, headers)).statusCode).toBe(route.okStatus);
     });
+
+    it('counts invalid keys from IPv6 by the /64, so rotating addresses within it does not lift the pause', async () => {
+      const t = await openApp();
+      const from = (remoteAddress: string, key: string) =>
+        t.app.inject({ method: route.method, url: route.url, headers: { 'x-api-key': key }, remoteAddress });
+      for (let i = 0; i < 30; i++) {
+        expect((await from(`2001:db8:5:6::${(i + 1).toString(16)}`, `nerkh_guess${i}`)).statusCode).toBe(403);
+      }
+      expect((await from('2001:db8:5:6:abcd::1', t.key)).statusCode).toBe(429);
+      expect((await from('2001:db8:5:7::1', t.key)).statusCode).toBe(route.okStatus);
+    });
   });
 }

@@ -77,6 +77,40 @@ describe('assessHealth thresholds', () => {
     });
   });
 
+  it('warns at once on a failed snapshot commit while the snapshot it could not replace is still fresh, and passes after a good one', () => {
+    const failed = assess(snapshotAged(60), {
+      ...collector(),
+      last_commit: {
+        outcome: 'failed',
+        at: new Date(now - 2000).toISOString(),
+        duration_ms: 4.2,
+        error: 'DatabaseError 25006',
+        last_ok_at: new Date(now - 60_000).toISOString(),
+      },
+    });
+    expect(failed.httpStatus).toBe(200);
+    expect(failed.body.status).toBe('warn');
+    expect(failed.body.checks['snapshot:age']?.[0]?.status).toBe('pass');
+    expect(failed.body.checks['collector:commit']).toEqual([
+      expect.objectContaining({ status: 'warn', observedValue: 'failed', error: 'DatabaseError 25006' }),
+    ]);
+    expect(failed.body.output).toContain('The last snapshot commit failed (DatabaseError 25006)');
+    expect(Value.Check(HealthSchema, failed.body)).toBe(true);
+
+    const ok = assess(snapshotAged(1), {
+      ...collector(),
+      last_commit: {
+        outcome: 'ok',
+        at: new Date(now - 1000).toISOString(),
+        duration_ms: 3,
+        error: null,
+        last_ok_at: new Date(now - 1000).toISOString(),
+      },
+    });
+    expect(ok.body.status).toBe('pass');
+    expect(ok.body.checks['collector:commit']?.[0]).toMatchObject({ status: 'pass', observedValue: 'ok' });
+  });
+
   it('says which instance leads the collector, and warns while none does', () => {
     const leader = {
       instance: 'api-1:4242',

@@ -126,5 +126,32 @@ export function describeSnapshotStoreContract(
       await store.putCollectorStatus(status);
       expect(await store.getCollectorStatus()).toEqual(status);
     });
+
+    it("keeps the last commit's outcome in the report, a failure with its error class", async () => {
+      const failed: CollectorStatus = {
+        ...status,
+        last_commit: {
+          outcome: 'failed',
+          at: '2026-03-01T10:10:00.120Z',
+          duration_ms: 12.5,
+          error: 'SqliteError SQLITE_FULL',
+          last_ok_at: '2026-03-01T10:00:00.090Z',
+        },
+      };
+      await store.putCollectorStatus(failed);
+      expect((await store.getCollectorStatus())?.last_commit).toEqual(failed.last_commit);
+      const ok: CollectorStatus = {
+        ...status,
+        last_commit: {
+          outcome: 'ok',
+          at: '2026-03-01T10:20:00.100Z',
+          duration_ms: 8,
+          error: null,
+          last_ok_at: '2026-03-01T10:20:00.100Z',
+        },
+      };
+      await store.putCollectorStatus(ok);
+      expect((await store.getCollectorStatus())?.last_commit).toEqual(ok.last_commit);
+    });
   });
 }

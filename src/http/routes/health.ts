@@ -20,7 +20,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthRouteOptions> = async
     summary: 'Service status and data freshness',
     operationId: 'getHealth',
     description:
-      'Check before relying on a rate. status pass: fresh data, all sources up; warn: rates still served but a source is degraded or the data is getting old; fail: no data, or data older than 3 refresh intervals (HTTP 503). Judge a single currency by its own as_of.',
+      'Check before relying on a rate. status pass: fresh data, all sources up; warn: rates still served but a source is degraded, the last snapshot commit failed or the data is getting old; fail: no data, or data older than 3 refresh intervals (HTTP 503). Judge a single currency by its own as_of.',
     tags: ['health'],
     // Public: no key (OpenAPI 3.1 §4.8.10.1, an empty list removes any requirement).
     security: [],

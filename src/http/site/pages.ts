@@ -208,7 +208,7 @@ export class SitePages {
     const nowMs = this.#sources.clock();
     const verdict = {
       pass: 'All good: the data is fresh and every source is connected.',
-      warn: 'Degraded: rates are still served, but a source has a problem or the data is getting old.',
+      warn: 'Degraded: rates are still served, but a source has a problem, the last snapshot commit failed or the data is getting old.',
       fail: 'Failing: the rates must not be relied on right now.',
     }[body.status];
     const overallLines = [`**Status: ${body.status}.** ${verdict}`, ''];

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { clientNetwork } from '../../net/client-network.ts';
 import type { KeyRequestStore } from '../../store/types.ts';
 import { problem } from '../error-catalog.ts';
 import { pathOf } from '../request-target.ts';
@@ -185,7 +186,7 @@ export async function sitePlugin(app: FastifyInstance, options: SiteOptions): Pr
     }
 
     const clientHash = createHmac('sha256', options.formSecret)
-      .update(`client:${request.ip}`)
+      .update(`client:${clientNetwork(request.ip)}`)
       .digest('hex')
       .slice(0, 32);
     const nowMs = clock();

@@ -1,5 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
+import { Registry } from 'prom-client';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { apiKeyGuard } from '../../../src/http/api-key-guard.ts';
 import { installProblemHandlers } from '../../../src/http/problem-handlers.ts';
@@ -8,6 +9,7 @@ import { KeyAuthenticator } from '../../../src/keys/authenticator.ts';
 import { issueApiKey } from '../../../src/keys/issue-key.ts';
 import { MemoryRateLimiter } from '../../../src/limiter/memory-limiter.ts';
 import { createLogger } from '../../../src/logger.ts';
+import { HttpMetrics } from '../../../src/metrics/http-metrics.ts';
 import { MemoryApiKeyStore } from '../../../src/store/memory/key-store.ts';
 import { publicUrl } from '../fixtures.ts';
 
@@ -36,6 +38,7 @@ describe('behindApiKey', () => {
         windowSeconds: 60,
         failureLimit: 30,
         clock: Date.now,
+        metrics: new HttpMetrics(new Registry()),
       }),
       routes: async (api) => {
         api.get('/probe', async () => 'reached');

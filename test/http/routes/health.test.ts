@@ -5,7 +5,7 @@ import { freePort } from '../../cli/run-cli.ts';
 import { redisAvailable } from '../../support/redis.ts';
 import { TcpProxy } from '../../support/tcp-proxy.ts';
 import { waitFor } from '../../support/wait.ts';
-import { buildTestApp, LogCapture, sampleSnapshot, testConfig } from '../fixtures.ts';
+import { buildTestApp, healthyCollector, LogCapture, sampleSnapshot, testConfig } from '../fixtures.ts';
 
 const redisAnswers = await redisAvailable('Health with Redis limits');
 
@@ -35,6 +35,40 @@ describe('GET /v1/health', () => {
     const warn = await unreported.app.inject({ url: '/v1/health' });
     expect(warn.statusCode).toBe(200);
     expect(warn.json().status).toBe('warn');
+  });
+
+  it('warns on a failed snapshot commit in /v1/health and on the status page, and keeps serving the last snapshot', async () => {
+    const clock = Date.parse('2025-01-01T12:01:00.000Z');
+    const t = await buildTestApp({
+      collector: {
+        ...healthyCollector(clock),
+        last_commit: {
+          outcome: 'failed',
+          at: '2025-01-01T12:00:58.000Z',
+          duration_ms: 3.1,
+          error: 'SqliteError SQLITE_READONLY',
+          last_ok_at: '2025-01-01T12:00:00.000Z',
+        },
+      },
+    });
+    onTestFinished(() => t.app.close());
+    const health = await t.app.inject({ url: '/v1/health' });
+    expect(health.statusCode).toBe(200);
+    expect(health.json()).toMatchObject({ status: 'warn', count: 4 });
+    expect(health.json().checks['collector:commit'][0]).toMatchObject({
+      status: 'warn',
+      observedValue: 'failed',
+      error: 'SqliteError SQLITE_READONLY',
+      last_ok_at: '2025-01-01T12:00:00.000Z',
+    });
+    const rates = await t.app.inject({ url: '/v1/rates', headers: { 'x-api-key': t.key } });
+    expect(rates.statusCode).toBe(200);
+    expect(rates.json().updated_at).toBe('2025-01-01T12:00:00.000Z');
+    const page = await t.app.inject({ url: '/status', headers: { accept: 'text/markdown' } });
+    expect(page.body).toContain('**Status: warn.**');
+    expect(page.body).toMatch(
+      /\| collector:commit \| warn \| .* \| The last snapshot commit failed \(SqliteError SQLITE\\_READONLY\)/,
+    );
   });
 
   it('warns with the reason while Redis does not answer, and still admits keyed requests', async () => {

@@ -316,4 +316,37 @@ describe('abuse limits', () => {
     site.advance(60 * 60 * 1000 + 1);
     expect((await submit(valid)).statusCode).toBe(303);
   });
+
+  it('counts an IPv6 client by its /64, so rotating addresses within it does not lift the limit', async () => {
+    site = await buildSite();
+    for (let index = 1; index <= 5; index++) {
+      expect((await submit(valid, { remoteAddress: `2001:db8:7:1::${index}` })).statusCode).toBe(303);
+    }
+    expect((await submit(valid, { remoteAddress: '2001:db8:7:1:ffff::9' })).statusCode).toBe(429);
+    expect((await submit(valid, { remoteAddress: '2001:db8:7:2::1' })).statusCode).toBe(303);
+  });
+
+  it('ignores fields the form does not have: a submission cannot set what the server decides', async () => {
+    site = await buildSite();
+    const response = await submit({
+      ...valid,
+      status: 'approved',
+      client_hash: 'chosen',
+      id: 'req_chosen',
+      created_at: '2000-01-01T00:00:00Z',
+    });
+    expect(response.statusCode).toBe(303);
+    const [stored] = await site.keyRequests.listKeyRequests();
+    expect(stored?.status).toBe('pending');
+    expect(stored?.id).not.toBe('req_chosen');
+    expect(stored?.client_hash).not.toBe('chosen');
+    expect(stored?.created_at).not.toBe('2000-01-01T00:00:00Z');
+  });
+
+  it('refuses a body over 16 KiB with 413 and stores nothing', async () => {
+    site = await buildSite();
+    const response = await submit({ ...valid, purpose: 'x'.repeat(17 * 1024) });
+    expect(response.statusCode).toBe(413);
+    expect(await site.keyRequests.listKeyRequests()).toEqual([]);
+  });
 });

@@ -1,0 +1,16 @@
+import type { MemorySnapshotStore } from '../../src/store/memory/snapshot-store.ts';
+import type { CollectorStatusStore, SnapshotStore } from '../../src/store/types.ts';
+
+/** `store` with its commits made by `commitSnapshot` instead (one that waits, or fails), the rest as is. */
+export function storeWithCommit(
+  store: MemorySnapshotStore,
+  commitSnapshot: SnapshotStore['commitSnapshot'],
+): SnapshotStore & CollectorStatusStore {
+  return {
+    commitSnapshot,
+    latestSnapshot: () => store.latestSnapshot(),
+    latestSnapshotId: () => store.latestSnapshotId(),
+    putCollectorStatus: (status) => store.putCollectorStatus(status),
+    getCollectorStatus: () => store.getCollectorStatus(),
+  };
+}

@@ -1,0 +1,96 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+import { issueApiKey } from '../../src/keys/issue-key.ts';
+import { createLogger } from '../../src/logger.ts';
+import { startService } from '../../src/service.ts';
+import { startSimulatedService } from '../support/simulated-service.ts';
+import { seriesValue } from './scrape.ts';
+
+const startAgainstSimulator = (env: Record<string, string> = {}) =>
+  startSimulatedService({ symbols: ['USDT', 'BTC', 'ETH'], logger: createLogger('silent'), env });
+
+describe('the metrics listener', () => {
+  it('serves Prometheus metrics on loopback, never on the public port, counting what the API and the collector did', {
+    timeout: 20_000,
+  }, async () => {
+    const service = await startAgainstSimulator({ NERKH_RATE_LIMIT: '2' });
+    expect(service.metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+    const metricsUrl = service.metricsUrl as string;
+
+    const { key } = await issueApiKey(service.store.keys, { org: 'Metrics Org', purpose: 'tests' });
+    const statuses: number[] = [];
+    for (const headers of [
+      { 'x-api-key': key },
+      { 'x-api-key': key },
+      { 'x-api-key': key },
+      { 'x-api-key': 'nope' },
+    ]) {
+      statuses.push((await fetch(`${service.url}/v1/rates`, { headers })).status);
+    }
+    expect(statuses).toEqual([200, 200, 429, 403]);
+    expect((await fetch(`${service.url}/metrics`)).status).toBe(404);
+
+    const response = await fetch(metricsUrl);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    const scrape = await response.text();
+    const rates200 = 'nerkh_http_request_duration_seconds_count{route="/v1/rates",status_code="200"}';
+    expect(seriesValue(scrape, rates200)).toBe(2);
+    expect(
+      seriesValue(scrape, 'nerkh_http_request_duration_seconds_count{route="/v1/rates",status_code="429"}'),
+    ).toBe(1);
+    expect(
+      seriesValue(scrape, 'nerkh_http_request_duration_seconds_count{route="unmatched",status_code="404"}'),
+    ).toBe(1);
+    expect(seriesValue(scrape, 'nerkh_rate_limit_decisions_total{decision="admitted"}')).toBe(2);
+    expect(seriesValue(scrape, 'nerkh_rate_limit_decisions_total{decision="refused"}')).toBe(1);
+    expect(seriesValue(scrape, 'nerkh_invalid_api_keys_total')).toBe(1);
+    // The new key is read from the store once, and again if the key version poll dropped the cache.
+    const misses = seriesValue(scrape, 'nerkh_api_key_cache_lookups_total{result="miss"}') ?? 0;
+    const hits = seriesValue(scrape, 'nerkh_api_key_cache_lookups_total{result="hit"}') ?? 0;
+    expect(misses).toBeGreaterThanOrEqual(1);
+    expect(hits + misses).toBe(3);
+    expect(seriesValue(scrape, 'nerkh_snapshot_commits_total{outcome="ok"}')).toBeGreaterThanOrEqual(1);
+    expect(seriesValue(scrape, 'nerkh_snapshot_age_seconds')).toBeLessThan(60);
+    expect(seriesValue(scrape, 'nerkh_collector_leader')).toBe(1);
+    expect(seriesValue(scrape, 'nerkh_source_state{source="nobitex",state="up"}')).toBe(1);
+    expect(seriesValue(scrape, 'nerkh_source_coins{source="binance"}')).toBe(2);
+    expect(scrape).toContain('process_cpu_user_seconds_total');
+    expect(scrape).toContain('nodejs_eventloop_lag_seconds');
+    // Only /metrics, only GET/HEAD.
+    expect((await fetch(metricsUrl.replace('/metrics', '/v1/rates'))).status).toBe(404);
+    expect((await fetch(metricsUrl, { method: 'POST' })).status).toBe(405);
+  });
+
+  it('shows a collector-only process its collector figures and none of the API’s', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'nerkh-collector-metrics-'));
+    onTestFinished(() => rmSync(dataDir, { recursive: true, force: true }));
+    const service = await startService({
+      config: loadConfig({
+        NERKH_DATA_DIR: dataDir,
+        NERKH_BINANCE_WS_URL: 'ws://127.0.0.1:9',
+        NERKH_BINANCE_REST_URL: 'http://127.0.0.1:9',
+        NERKH_NOBITEX_URL: 'http://127.0.0.1:9',
+        NERKH_METRICS_PORT: '0',
+      }),
+      logger: createLogger('silent'),
+      role: 'collector',
+    });
+    onTestFinished(() => service.stop());
+    const scrape = await (await fetch(service.metricsUrl as string)).text();
+    expect(seriesValue(scrape, 'nerkh_collector_leader')).toBe(1);
+    expect(scrape).toContain('nerkh_source_state{source="binance"');
+    expect(scrape).not.toContain('nerkh_snapshot_age_seconds');
+    expect(scrape).not.toContain('nerkh_rate_limit_decisions_total');
+  });
+
+  it('is off unless NERKH_METRICS_PORT is set, and refuses the public port', async () => {
+    const service = await startAgainstSimulator({ NERKH_METRICS_PORT: '' });
+    expect(service.metricsUrl).toBeNull();
+    expect(() => loadConfig({ PORT: '8080', NERKH_METRICS_PORT: '8080' })).toThrow(ConfigError);
+    expect(() => loadConfig({ NERKH_METRICS_HOST: '0.0.0.0' })).toThrow(/NERKH_METRICS_HOST has no effect/);
+  });
+});
