@@ -155,10 +155,13 @@ const query = fc.oneof(
   fc.constant(''),
   fc.constant('?'),
   fc
-    .array(fc.tuple(queryName, fc.option(queryValue)), { minLength: 1, maxLength: 8 })
+    .tuple(
+      fc.array(fc.tuple(queryName, fc.option(queryValue)), { minLength: 1, maxLength: 8 }),
+      fc.constantFrom('&', ';', '&&'),
+    )
     .map(
-      (pairs) =>
-        `?${pairs.map(([name, value]) => (value === null ? name : `${name}=${value}`)).join(fc.sample(fc.constantFrom('&', ';', '&&'), 1)[0] ?? '&')}`,
+      ([pairs, separator]) =>
+        `?${pairs.map(([name, value]) => (value === null ? name : `${name}=${value}`)).join(separator)}`,
     ),
   fc.constant(`?symbol=${'btc,'.repeat(3000)}`),
 );
