@@ -76,7 +76,9 @@ export async function issueKeys(store: OpenedStore, count: number, org = 'Drill 
 export async function healthOf(url: string): Promise<HealthBody | string> {
   try {
     const response = await fetch(`${url}/v1/health`, { signal: AbortSignal.timeout(5000) });
-    return (await response.json()) as HealthBody;
+    const body = (await response.json()) as HealthBody & { code?: string };
+    if (body.checks === undefined) return `HTTP ${response.status} ${body.code ?? ''}`;
+    return body;
   } catch (error) {
     return `no answer (${(error as Error).message})`;
   }

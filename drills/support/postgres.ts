@@ -1,0 +1,72 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import pg from 'pg';
+import type { Teardown } from './rig.ts';
+
+/** The machine's PostgreSQL (NERKH_TEST_DATABASE_URL, as the tests use, or 127.0.0.1:5432 as postgres). */
+export const serverUrl = process.env.NERKH_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+async function onServer(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 5000 });
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Why PostgreSQL cannot be used, or null when it answers. */
+export async function postgresUnreachable(): Promise<string | null> {
+  try {
+    await onServer('SELECT 1');
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+/** A database of the drill's own on the server, dropped at teardown; returns its URL. */
+export async function createDrillDatabase(teardown: Teardown): Promise<string> {
+  const name = `nerkh_drill_${process.pid}_${randomBytes(4).toString('hex')}`;
+  await onServer(`CREATE DATABASE ${name}`);
+  teardown(() => onServer(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** The same database reached through another port on this host (a proxy in front of the server). */
+export function throughPort(url: string, port: number): string {
+  const proxied = new URL(url);
+  proxied.hostname = '127.0.0.1';
+  proxied.port = String(port);
+  return proxied.toString();
+}
+
+/** A client on the drill's database, for checking what is stored; ended at teardown. */
+export async function inspector(url: string, teardown: Teardown): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: url });
+  client.on('error', () => {});
+  await client.connect();
+  teardown(() => client.end());
+  return client;
+}
+
+/**
+ * Restarts the machine's PostgreSQL cluster (Debian's `pg_ctlcluster … restart`): every process on
+ * the machine using it sees the outage, so only the long drill does this, never the tests.
+ */
+export function restartPostgres(): Promise<string> {
+  const [version] = readdirSync('/etc/postgresql');
+  if (version === undefined) throw new Error('no cluster under /etc/postgresql');
+  return new Promise((resolve, reject) => {
+    execFile(
+      'pg_ctlcluster',
+      ['--skip-systemctl-redirect', version, 'main', 'restart'],
+      (error, stdout, stderr) => (error ? reject(new Error(`${error.message} ${stderr}`)) : resolve(stdout)),
+    );
+  });
+}
