@@ -93,9 +93,10 @@ export interface HealthBody {
 /** `pass; snapshot:age pass 3 s; binance:connection warn stalled` — the checks in one line. */
 export function healthLine(health: HealthBody | string): string {
   if (typeof health === 'string') return health;
-  const checks = Object.entries(health.checks).map(
-    ([name, [check]]) => `${name} ${check?.status} ${String(check?.observedValue)}`,
-  );
+  const checks = Object.entries(health.checks).map(([name, [check]]) => {
+    const coins = (check as { coins?: number } | undefined)?.coins;
+    return `${name} ${check?.status} ${String(check?.observedValue)}${coins === undefined ? '' : ` (${coins} coins)`}`;
+  });
   return `${health.status}; ${checks.join('; ')}`;
 }
 
