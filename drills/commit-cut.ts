@@ -1,6 +1,4 @@
 import { TcpProxyProcess } from '../test/support/tcp-proxy.ts';
-import { waitForCondition } from './postgres-restart.ts';
-import { waitForRates } from './soak.ts';
 import { isMain, runDrillCommand } from './support/drill-cli.ts';
 import { NerkhProcess } from './support/nerkh-process.ts';
 import { createDrillDatabase, inspector, throughPort } from './support/postgres.ts';
@@ -13,6 +11,8 @@ import {
   startSimulator,
   type Teardown,
   tempDataDir,
+  waitForCondition,
+  waitForRates,
 } from './support/rig.ts';
 
 /**

@@ -2,8 +2,6 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmdirSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { waitForCondition } from './postgres-restart.ts';
-import { waitForRates } from './soak.ts';
 import { isMain, runDrillCommand } from './support/drill-cli.ts';
 import { countOutside, Load, type PhaseResult, phaseLine } from './support/load.ts';
 import { NerkhProcess } from './support/nerkh-process.ts';
@@ -18,6 +16,8 @@ import {
   sleep,
   startSimulator,
   type Teardown,
+  waitForCondition,
+  waitForRates,
 } from './support/rig.ts';
 
 /**

@@ -1,6 +1,5 @@
 import { connect } from 'node:net';
 import fc from 'fast-check';
-import { waitForRates } from './soak.ts';
 import { isMain, runDrillCommand } from './support/drill-cli.ts';
 import type { Tally } from './support/load.ts';
 import { NerkhProcess } from './support/nerkh-process.ts';
@@ -12,6 +11,7 @@ import {
   startSimulator,
   type Teardown,
   tempDataDir,
+  waitForRates,
 } from './support/rig.ts';
 
 /**

@@ -1,11 +1,9 @@
 import { TcpProxyProcess } from '../test/support/tcp-proxy.ts';
-import { waitForRates } from './soak.ts';
 import { isMain, runDrillCommand } from './support/drill-cli.ts';
 import { countOutside, Load, type PhaseResult, phaseLine } from './support/load.ts';
 import { NerkhProcess } from './support/nerkh-process.ts';
 import { createDrillDatabase, inspector, restartPostgres, throughPort } from './support/postgres.ts';
 import {
-  type HealthBody,
   healthLine,
   healthOf,
   issueKeys,
@@ -16,6 +14,8 @@ import {
   startSimulator,
   type Teardown,
   tempDataDir,
+  waitForCondition,
+  waitForRates,
 } from './support/rig.ts';
 
 /**
@@ -170,16 +170,6 @@ async function freshSnapshotCount(db: import('pg').Client, known: number[]): Pro
   ]);
   return Number(rows[0]?.count ?? 0);
 }
-
-export async function waitForCondition(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`not recovered within ${timeoutMs} ms`);
-    await sleep(200);
-  }
-}
-
-export type { HealthBody };
 
 if (isMain(import.meta.url)) {
   await runDrillCommand<PostgresRestartOptions>({

@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { waitForRates } from './soak.ts';
 import { isMain, runDrillCommand } from './support/drill-cli.ts';
 import { countOutside, Load, type PhaseResult, percentile, phaseLine } from './support/load.ts';
 import { NerkhProcess } from './support/nerkh-process.ts';
@@ -14,6 +13,7 @@ import {
   startSimulator,
   type Teardown,
   tempDataDir,
+  waitForRates,
 } from './support/rig.ts';
 
 /**

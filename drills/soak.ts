@@ -10,6 +10,7 @@ import {
   startSimulator,
   type Teardown,
   tempDataDir,
+  waitForRates,
 } from './support/rig.ts';
 
 /**
@@ -127,20 +128,6 @@ export async function soakDrill(options: SoakOptions, say: Say, teardown: Teardo
   const ok =
     unexpected === 0 && rssSpreadPct <= 15 && descriptorsAfter <= descriptorsBefore + 2 && nerkh.alive;
   return { ok, samples, rssSpreadPct, descriptorsBefore, descriptorsAfter, issued, revoked, unexpected };
-}
-
-/** Waits until nerkh serves its first snapshot (the collector's first commit). */
-export async function waitForRates(url: string, key: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const status = await fetch(`${url}/v1/rates`, { headers: { 'X-API-Key': key } }).then(
-      (response) => response.status,
-      () => 0,
-    );
-    if (status === 200) return;
-    await sleep(100);
-  }
-  throw new Error(`nerkh served no rates within ${timeoutMs} ms`);
 }
 
 if (isMain(import.meta.url)) {

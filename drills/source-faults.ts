@@ -3,8 +3,6 @@ import { join } from 'node:path';
 import { projectRoot } from '../src/project-root.ts';
 import { SIMULATOR_FAULTS, type SimulatorFault } from '../src/simulator/faults.ts';
 import { againstSimulator } from '../test/support/simulated-sources.ts';
-import { waitForCondition } from './postgres-restart.ts';
-import { waitForRates } from './soak.ts';
 import { isMain, runDrillCommand } from './support/drill-cli.ts';
 import { countOutside, Load, type PhaseResult, phaseLine } from './support/load.ts';
 import { NerkhProcess } from './support/nerkh-process.ts';
@@ -19,6 +17,8 @@ import {
   startSimulator,
   type Teardown,
   tempDataDir,
+  waitForCondition,
+  waitForRates,
 } from './support/rig.ts';
 
 /**

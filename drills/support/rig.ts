@@ -103,3 +103,26 @@ export function healthLine(health: HealthBody | string): string {
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/** Waits until nerkh serves its first snapshot (the collector's first commit). */
+export async function waitForRates(url: string, key: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const status = await fetch(`${url}/v1/rates`, { headers: { 'X-API-Key': key } }).then(
+      (response) => response.status,
+      () => 0,
+    );
+    if (status === 200) return;
+    await sleep(100);
+  }
+  throw new Error(`nerkh served no rates within ${timeoutMs} ms`);
+}
+
+/** Resolves once `check` resolves true (a rejection counts as not yet); fails after `timeoutMs`. */
+export async function waitForCondition(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error(`not recovered within ${timeoutMs} ms`);
+    await sleep(200);
+  }
+}

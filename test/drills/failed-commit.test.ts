@@ -1,6 +1,6 @@
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { failedCommitDrill, tmpfsUnavailable } from '../../drills/failed-commit.ts';
-import { sayAs } from './say.ts';
+import { sayAs, testTeardown } from './drill-test.ts';
 
 const unavailable = tmpfsUnavailable();
 if (unavailable !== null) process.stdout.write(`Failed-commit test skipped: ${unavailable}\n`);
@@ -14,7 +14,7 @@ describe.skipIf(unavailable !== null)(
       const result = await failedCommitDrill(
         { mode: 'full', seconds: 3, clients: 2 },
         sayAs('failed-commit'),
-        onTestFinished,
+        testTeardown,
       );
       for (const phase of result.phases)
         expect({ [phase.phase]: Object.keys(phase.tally) }).toEqual({ [phase.phase]: ['200'] });

@@ -1,14 +1,10 @@
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fuzzDrill } from '../../drills/fuzz.ts';
-import { sayAs } from './say.ts';
+import { sayAs, testTeardown } from './drill-test.ts';
 
 describe('the fuzz drill, short', () => {
   it('answers 3,000 fuzzed requests without a 5xx, a hang or a crash', { timeout: 90_000 }, async () => {
-    const result = await fuzzDrill(
-      { requests: 3000, concurrency: 16, seed: 7 },
-      sayAs('fuzz'),
-      onTestFinished,
-    );
+    const result = await fuzzDrill({ requests: 3000, concurrency: 16, seed: 7 }, sayAs('fuzz'), testTeardown);
     expect(result.serverErrors).toEqual([]);
     expect(result.alive).toBe(true);
     expect(result.tally.timeout).toBeUndefined();

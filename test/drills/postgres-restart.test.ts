@@ -1,7 +1,7 @@
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { postgresRestartDrill } from '../../drills/postgres-restart.ts';
 import { skipPostgres } from '../support/postgres.ts';
-import { sayAs } from './say.ts';
+import { sayAs, testTeardown } from './drill-test.ts';
 
 /**
  * The short version cuts nerkh's connections through a TCP proxy instead of restarting the
@@ -15,7 +15,7 @@ describe.skipIf(skipPostgres)('the PostgreSQL outage drill, short', () => {
     const result = await postgresRestartDrill(
       { fault: 'cut', phaseSeconds: 3, outage: 3, clients: 4 },
       sayAs('postgres-outage'),
-      onTestFinished,
+      testTeardown,
     );
     for (const phase of result.phases)
       expect({ [phase.phase]: Object.keys(phase.tally) }).toEqual({ [phase.phase]: ['200'] });

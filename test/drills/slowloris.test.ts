@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { slowhttptestPath, slowlorisDrill } from '../../drills/slowloris.ts';
-import { sayAs } from './say.ts';
+import { sayAs, testTeardown } from './drill-test.ts';
 
 const missing = !existsSync(slowhttptestPath);
 if (missing)
@@ -17,7 +17,7 @@ describe.skipIf(missing)('the slowloris drill, short', () => {
     const result = await slowlorisDrill(
       { connections: 200, seconds: 6, rate: 100, p99Ms: Number.POSITIVE_INFINITY },
       sayAs('slowloris'),
-      onTestFinished,
+      testTeardown,
     );
     expect(result.attacks.map((attack) => attack.peakConnected)).toEqual([200, 200]);
     expect(result.failed).toBe(0);

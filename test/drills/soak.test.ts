@@ -1,6 +1,6 @@
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { soakDrill } from '../../drills/soak.ts';
-import { sayAs } from './say.ts';
+import { sayAs, testTeardown } from './drill-test.ts';
 
 describe('the soak drill, short', () => {
   it('serves 200 (or 403 for a just-revoked key) while keys are issued and revoked, leaking no descriptor', {
@@ -9,7 +9,7 @@ describe('the soak drill, short', () => {
     const result = await soakDrill(
       { seconds: 15, warmup: 5, clients: 4, keys: 10, rotateMs: 100, sampleSeconds: 2 },
       sayAs('soak'),
-      onTestFinished,
+      testTeardown,
     );
     expect(result.issued).toBeGreaterThan(20);
     expect(result.unexpected).toBe(0);

@@ -12,12 +12,12 @@ process.on('message', async (command: 'stall' | 'cut' | 'restore' | 'close' | `c
     process.send?.('close', () => process.exit(0));
     return;
   }
-  if (command.startsWith('cut-on:')) {
-    await proxy.cutOn(command.slice('cut-on:'.length));
+  if (command === 'stall' || command === 'cut' || command === 'restore') {
+    proxy[command]();
     process.send?.(command);
     return;
   }
-  proxy[command]();
+  await proxy.cutOn(command.slice('cut-on:'.length));
   process.send?.(command);
 });
 process.send?.({ port: proxy.port });
