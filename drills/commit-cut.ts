@@ -68,7 +68,7 @@ export async function commitCutDrill(
   const api = await NerkhProcess.start({ role: 'api', env: apiEnv });
   teardown(() => api.stop());
   await waitForRates(api.url, key);
-  const db = await inspector(databaseUrl, teardown);
+  const db = inspector(databaseUrl, teardown);
   const latestId = async () =>
     Number(
       (await db.query<{ id: string }>('SELECT coalesce(max(id), 0) AS id FROM snapshots')).rows[0]?.id ?? 0,

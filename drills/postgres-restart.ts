@@ -75,7 +75,7 @@ export async function postgresRestartDrill(
   const nerkh = await NerkhProcess.start({ role: 'all', env });
   teardown(() => nerkh.stop());
   for (const key of keys) await waitForRates(nerkh.url, key);
-  const db = await inspector(databaseUrl, teardown);
+  const db = inspector(databaseUrl, teardown);
   const stored = async () => {
     const { rows } = await db.query<{ keys: string; ids: number[]; latest: string }>(
       `SELECT (SELECT count(*) FROM api_keys) AS keys,
@@ -164,7 +164,7 @@ export async function postgresRestartDrill(
   return { ok, phases, healthStates, dataIntact, snapshotsAfter };
 }
 
-async function freshSnapshotCount(db: import('pg').Client, known: number[]): Promise<number> {
+async function freshSnapshotCount(db: import('pg').Pool, known: number[]): Promise<number> {
   const { rows } = await db.query<{ count: string }>('SELECT count(*) FROM snapshots WHERE id > $1', [
     known.at(-1) ?? 0,
   ]);

@@ -46,13 +46,15 @@ export function throughPort(url: string, port: number): string {
   return proxied.toString();
 }
 
-/** A client on the drill's database, for checking what is stored; ended at teardown. */
-export async function inspector(url: string, teardown: Teardown): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: url });
-  client.on('error', () => {});
-  await client.connect();
-  teardown(() => client.end());
-  return client;
+/**
+ * Connections to the drill's database for checking what is stored, closed at teardown. A pool,
+ * so a check after PostgreSQL restarted opens a new connection instead of failing on the old one.
+ */
+export function inspector(url: string, teardown: Teardown): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  pool.on('error', () => {});
+  teardown(() => pool.end());
+  return pool;
 }
 
 /**
