@@ -23,7 +23,8 @@ import {
  * requests keep getting 200 from the snapshot in memory; /v1/health says the store cannot be
  * reached, then that it can again; nothing stored is lost.
  *
- * `--fault restart` restarts the machine's PostgreSQL (every user of it sees the outage);
+ * `--fault restart` stops the machine's PostgreSQL for `--outage` seconds and starts it again
+ * (every user of it sees the outage);
  * `--fault cut` drops nerkh's connections through a TCP proxy and refuses new ones for
  * `--outage` seconds, which leaves the server itself running for everyone else (the CI test does this).
  */
@@ -31,7 +32,7 @@ export interface PostgresRestartOptions {
   fault: string;
   /** Seconds of load before and after the fault. */
   phaseSeconds: number;
-  /** With `cut`: how long the connection stays cut, seconds. */
+  /** How long PostgreSQL stays stopped, or the connection cut, seconds. */
   outage: number;
   clients: number;
 }
@@ -118,9 +119,9 @@ export async function postgresRestartDrill(
     await sleep(options.outage * 1000);
     await proxy.restore();
   } else {
-    say('restarting PostgreSQL (pg_ctlcluster restart)');
+    say(`restarting PostgreSQL (pg_ctlcluster stop, ${options.outage} s, start)`);
     const startedAt = Date.now();
-    await restartPostgres();
+    await restartPostgres(options.outage * 1000);
     say(`PostgreSQL back after ${Date.now() - startedAt} ms`);
   }
   const faultEnded = Date.now();
@@ -182,7 +183,7 @@ if (isMain(import.meta.url)) {
         help: "restart (the machine's PostgreSQL) or cut (a proxy in front of it)",
       },
       phaseSeconds: { default: 10, help: 'seconds of load before and after the fault' },
-      outage: { default: 10, help: 'with cut: seconds the connection stays cut' },
+      outage: { default: 5, help: 'seconds PostgreSQL stays stopped (restart) or cut off (cut)' },
       clients: { default: 8, help: 'concurrent clients' },
     },
     run: postgresRestartDrill,

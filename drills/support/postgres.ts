@@ -58,17 +58,26 @@ export function inspector(url: string, teardown: Teardown): pg.Pool {
 }
 
 /**
- * Restarts the machine's PostgreSQL cluster (Debian's `pg_ctlcluster … restart`): every process on
- * the machine using it sees the outage, so only the long drill does this, never the tests.
+ * Restarts the machine's PostgreSQL cluster (Debian's `pg_ctlcluster`), down for `downMs` between
+ * the stop and the start: every process on the machine using it sees the outage, so only the long
+ * drill does this, never the tests. A bare `restart` can be over before a health read lands in it.
  */
-export function restartPostgres(): Promise<string> {
+export async function restartPostgres(downMs: number): Promise<void> {
   const [version] = readdirSync('/etc/postgresql');
   if (version === undefined) throw new Error('no cluster under /etc/postgresql');
-  return new Promise((resolve, reject) => {
-    execFile(
-      'pg_ctlcluster',
-      ['--skip-systemctl-redirect', version, 'main', 'restart'],
-      (error, stdout, stderr) => (error ? reject(new Error(`${error.message} ${stderr}`)) : resolve(stdout)),
-    );
-  });
+  const cluster = (action: 'stop' | 'start') =>
+    new Promise<void>((resolve, reject) => {
+      execFile(
+        'pg_ctlcluster',
+        ['--skip-systemctl-redirect', version, 'main', action],
+        (error, _stdout, stderr) =>
+          error ? reject(new Error(`pg_ctlcluster ${action}: ${error.message} ${stderr}`)) : resolve(),
+      );
+    });
+  await cluster('stop');
+  try {
+    await new Promise((resolve) => setTimeout(resolve, downMs));
+  } finally {
+    await cluster('start');
+  }
 }
