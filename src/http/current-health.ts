@@ -47,12 +47,12 @@ export function currentHealth(sources: HealthSources): () => Promise<HealthRepor
           collectorLease?.leader(),
         ]);
         cached = { atMs: nowMs, report, ...(leader === undefined ? {} : { leader }) };
-      } catch (error) {
+      } catch {
         // The store is down or cut off: the API still serves the snapshot and the keys it holds in
         // memory, so health says so (a warning) with the last report read, instead of failing.
         const since = cached?.storeUnreachable?.since ?? new Date(nowMs).toISOString();
         const { atMs: _readAt, ...last } = cached ?? { atMs: 0, report: null };
-        cached = { ...last, atMs: nowMs, storeUnreachable: { since, reason: (error as Error).message } };
+        cached = { ...last, atMs: nowMs, storeUnreachable: { since } };
       }
     }
     const snapshot = currentSnapshot();

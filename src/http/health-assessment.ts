@@ -33,7 +33,6 @@ interface HealthInput {
 export interface StoreUnreachable {
   /** When reads of the store began failing (ISO time). */
   since: string;
-  reason: string;
 }
 
 export interface HealthReport {
@@ -169,7 +168,7 @@ export function assessHealth(input: HealthInput): HealthReport {
   }
 
   if (input.storeUnreachable !== undefined) {
-    const { since, reason } = input.storeUnreachable;
+    const { since } = input.storeUnreachable;
     status = worse(status, 'warn');
     checks['store:connection'] = [
       {
@@ -177,7 +176,8 @@ export function assessHealth(input: HealthInput): HealthReport {
         status: 'warn',
         time: since,
         observedValue: 'unreachable',
-        output: `Since ${since} the store does not answer (${reason}); the last snapshot read and the keys already checked are still served.`,
+        // No driver message here: it can name hosts, ports or paths, and health needs no key.
+        output: `Since ${since} the store does not answer; the last snapshot read and the keys already checked are still served.`,
       },
     ];
   }

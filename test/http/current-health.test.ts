@@ -125,7 +125,8 @@ describe('currentHealth', () => {
       observedValue: 'unreachable',
       time: downSince,
     });
-    expect(down.body.checks['store:connection']?.[0]?.output).toContain('ECONNREFUSED');
+    // The driver's message (an address here) is not shown to anyone who asks for health.
+    expect(JSON.stringify(down.body)).not.toContain('ECONNREFUSED');
     expect(down.body.checks['collector:report']?.[0]?.status).toBe('pass');
     clock.advance(1000);
     expect((await health()).body.checks['store:connection']?.[0]?.time).toBe(downSince);
