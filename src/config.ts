@@ -74,6 +74,29 @@ export const ConfigSchema = Type.Object({
    * costs a store read when it comes back. Set it above the number of keys in use at once.
    */
   NERKH_KEY_CACHE_SIZE: Type.Integer({ minimum: 1, maximum: 10_000_000, default: 20_000 }),
+  /**
+   * How long a client may take to send a request's headers (slow-header attacks, "slowloris"):
+   * past it the connection is closed with 408. At most NERKH_REQUEST_TIMEOUT_MS.
+   */
+  NERKH_HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 1000, maximum: 600_000, default: 10_000 }),
+  /** How long a client may take to send a whole request, body included (slow-body attacks). */
+  NERKH_REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 1000, maximum: 600_000, default: 30_000 }),
+  /**
+   * How long an idle keep-alive connection stays open between requests. Fastify's 72 s default:
+   * longer than the 60 s idle timeout of common load balancers, so the balancer closes first and
+   * never sends a request on a connection nerkh is closing.
+   */
+  NERKH_KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ minimum: 1000, maximum: 600_000, default: 72_000 }),
+  /**
+   * Open connections the process accepts at most; beyond it new ones are closed at once. It keeps
+   * a flood of connections from using up the process's file descriptors (keep it below `ulimit -n`).
+   */
+  NERKH_MAX_CONNECTIONS: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 10_000 }),
+  /**
+   * Requests one connection may carry before nerkh closes it (0 = no limit): set it behind a
+   * layer-4 balancer so long-lived clients reconnect and spread over the instances again.
+   */
+  NERKH_MAX_REQUESTS_PER_SOCKET: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 }),
   LOG_LEVEL: Type.String({ ...LogLevel, default: 'info' }),
   /**
    * Port of the Prometheus metrics listener (`GET /metrics`, README "Metrics"); unset = no metrics
@@ -188,6 +211,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   ) {
     throw new ConfigError(
       'invalid configuration: NERKH_METRICS_HOST has no effect without NERKH_METRICS_PORT',
+    );
+  }
+  if (config.NERKH_HEADERS_TIMEOUT_MS > config.NERKH_REQUEST_TIMEOUT_MS) {
+    // Node refuses a headers timeout longer than the request timeout the headers are part of.
+    throw new ConfigError(
+      `invalid configuration: NERKH_HEADERS_TIMEOUT_MS=${config.NERKH_HEADERS_TIMEOUT_MS} is longer than NERKH_REQUEST_TIMEOUT_MS=${config.NERKH_REQUEST_TIMEOUT_MS}; the headers are part of the request`,
     );
   }
   const publicUrl = (config.NERKH_PUBLIC_URL ?? `http://${hostForUrl(config.HOST)}:${config.PORT}`).replace(

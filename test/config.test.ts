@@ -15,6 +15,11 @@ describe('loadConfig', () => {
       NERKH_MARKUP_PCT: 0,
       NERKH_MAX_JUMP_PCT: 50,
       LOG_LEVEL: 'info',
+      NERKH_HEADERS_TIMEOUT_MS: 10_000,
+      NERKH_REQUEST_TIMEOUT_MS: 30_000,
+      NERKH_KEEP_ALIVE_TIMEOUT_MS: 72_000,
+      NERKH_MAX_CONNECTIONS: 10_000,
+      NERKH_MAX_REQUESTS_PER_SOCKET: 0,
       publicUrl: 'http://127.0.0.1:8080',
       coinUrlTemplate: 'http://127.0.0.1:8080/coins/{symbol}',
     });
@@ -57,6 +62,12 @@ describe('loadConfig', () => {
   ])('refuses %s=%s, naming the variable', (key, value) => {
     expect(() => loadConfig({ [key]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [key]: value })).toThrow(new RegExp(`^invalid configuration: ${key}=`));
+  });
+
+  it('refuses a headers timeout longer than the request timeout, naming both', () => {
+    expect(() =>
+      loadConfig({ NERKH_HEADERS_TIMEOUT_MS: '40000', NERKH_REQUEST_TIMEOUT_MS: '30000' }),
+    ).toThrow(/NERKH_HEADERS_TIMEOUT_MS=40000 is longer than NERKH_REQUEST_TIMEOUT_MS=30000/);
   });
 
   it('names every bad variable at once', () => {

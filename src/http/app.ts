@@ -115,7 +115,20 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
     // default 503 for them would not be a problem document.
     return503OnClosing: false,
     bodyLimit: 64 * 1024,
+    // The timeouts and caps that keep slow or idle clients from holding the server (README
+    // "Timeouts and connection caps").
+    http: {
+      headersTimeout: config.NERKH_HEADERS_TIMEOUT_MS,
+      requestTimeout: config.NERKH_REQUEST_TIMEOUT_MS,
+      // Node looks for connections past those timeouts this often (default 30 s, which would let a
+      // slow-header connection live up to 30 s past its timeout).
+      connectionsCheckingInterval: 1000,
+    },
+    requestTimeout: config.NERKH_REQUEST_TIMEOUT_MS,
+    keepAliveTimeout: config.NERKH_KEEP_ALIVE_TIMEOUT_MS,
+    maxRequestsPerSocket: config.NERKH_MAX_REQUESTS_PER_SOCKET,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  app.server.maxConnections = config.NERKH_MAX_CONNECTIONS;
   app.server.on('connect', connectHandler(config.publicUrl));
   app.server.on('checkExpectation', expectationHandler(config.publicUrl));
 

@@ -2,7 +2,7 @@ import type { CollectorStatus } from '../collector/collector-status.ts';
 import type { Snapshot } from '../domain/rates.ts';
 import type { SharedLimitState } from '../limiter/fallback-limiter.ts';
 import type { CollectorLeader, CollectorLease, CollectorStatusStore } from '../store/types.ts';
-import { assessHealth, type HealthReport } from './health-assessment.ts';
+import { assessHealth, type HealthReport, type StoreUnreachable } from './health-assessment.ts';
 
 /** How long a collector report is reused, so unauthenticated health polls cannot load the store. */
 const collectorStatusCacheMs = 1000;
@@ -32,15 +32,28 @@ interface HealthSources {
 export function currentHealth(sources: HealthSources): () => Promise<HealthReport> {
   const { collectorStatus, collectorLease, sharedLimits, currentSnapshot, clock, refreshSeconds, releaseId } =
     sources;
-  let cached: { atMs: number; report: CollectorStatus | null; leader?: CollectorLeader | null } | null = null;
+  let cached: {
+    atMs: number;
+    report: CollectorStatus | null;
+    leader?: CollectorLeader | null;
+    storeUnreachable?: StoreUnreachable;
+  } | null = null;
   return async () => {
     const nowMs = clock();
     if (cached === null || nowMs - cached.atMs >= collectorStatusCacheMs) {
-      const [report, leader] = await Promise.all([
-        collectorStatus.getCollectorStatus(),
-        collectorLease?.leader(),
-      ]);
-      cached = { atMs: nowMs, report, ...(leader === undefined ? {} : { leader }) };
+      try {
+        const [report, leader] = await Promise.all([
+          collectorStatus.getCollectorStatus(),
+          collectorLease?.leader(),
+        ]);
+        cached = { atMs: nowMs, report, ...(leader === undefined ? {} : { leader }) };
+      } catch {
+        // The store is down or cut off: the API still serves the snapshot and the keys it holds in
+        // memory, so health says so (a warning) with the last report read, instead of failing.
+        const since = cached?.storeUnreachable?.since ?? new Date(nowMs).toISOString();
+        const { atMs: _readAt, ...last } = cached ?? { atMs: 0, report: null };
+        cached = { ...last, atMs: nowMs, storeUnreachable: { since } };
+      }
     }
     const snapshot = currentSnapshot();
     const limits = sharedLimits?.();
@@ -49,6 +62,7 @@ export function currentHealth(sources: HealthSources): () => Promise<HealthRepor
       collector: cached.report,
       ...(cached.leader === undefined ? {} : { leader: cached.leader }),
       ...(limits === undefined ? {} : { sharedLimits: limits }),
+      ...(cached.storeUnreachable === undefined ? {} : { storeUnreachable: cached.storeUnreachable }),
       nowMs,
       refreshSeconds,
       releaseId,

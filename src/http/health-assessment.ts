@@ -23,9 +23,16 @@ interface HealthInput {
   leader?: CollectorLeader | null;
   /** Whether the rate limits are shared right now (Redis); undefined where they never are. */
   sharedLimits?: SharedLimitState;
+  /** Set while the store does not answer; the collector report and leader are then the last read. */
+  storeUnreachable?: StoreUnreachable;
   nowMs: number;
   refreshSeconds: number;
   releaseId: string;
+}
+
+export interface StoreUnreachable {
+  /** When reads of the store began failing (ISO time). */
+  since: string;
 }
 
 export interface HealthReport {
@@ -43,7 +50,8 @@ const worse = (a: HealthStatus, b: HealthStatus): HealthStatus =>
  *   instances share the store and Redis, an instance leading the collector and limits shared);
  * - warn: age ≤ 3 × refresh, or the collector's last snapshot commit failed, or a source degraded or down, or the collector's report missing or
  *   older than 30 s, or no instance leading the collector, or each instance limiting on its own
- *   while Redis does not answer — rates are still served, but may be getting old or over-admitted;
+ *   while Redis does not answer, or the store not answering (`store:connection`) — rates are
+ *   still served, but may be getting old or over-admitted;
  * - each source's own check: pass when up, warn when degraded or when down while serving no coin
  *   (a fallback waiting), fail when down while rows depend on it; `coins` says how many rows;
  * - fail: no snapshot at all, or age > 3 × refresh.
@@ -160,6 +168,21 @@ export function assessHealth(input: HealthInput): HealthReport {
         output: shared
           ? 'Rate limits are shared by every instance through Redis.'
           : `Since ${since}: ${reason ?? 'Redis does not answer'}.`,
+      },
+    ];
+  }
+
+  if (input.storeUnreachable !== undefined) {
+    const { since } = input.storeUnreachable;
+    status = worse(status, 'warn');
+    checks['store:connection'] = [
+      {
+        componentType: 'datastore',
+        status: 'warn',
+        time: since,
+        observedValue: 'unreachable',
+        // No driver message here: it can name hosts, ports or paths, and health needs no key.
+        output: `Since ${since} the store does not answer; the last snapshot read and the keys already checked are still served.`,
       },
     ];
   }

@@ -94,4 +94,47 @@ describe('currentHealth', () => {
     expect(report.body.checks['limiter:shared']).toBeUndefined();
     expect(leaseReads).toBe(1);
   });
+
+  it('warns while the store does not answer, keeping the last report, and passes once it answers again', async () => {
+    const clock = new FakeClock();
+    const store = new MemorySnapshotStore();
+    await store.putCollectorStatus(healthyCollector(clock.nowMs));
+    let storeDown = false;
+    const health = currentHealth({
+      collectorStatus: {
+        getCollectorStatus: () =>
+          storeDown
+            ? Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432'))
+            : store.getCollectorStatus(),
+      },
+      currentSnapshot: () => ({ id: 1, ...sampleSnapshot() }),
+      clock: clock.now,
+      refreshSeconds: 600,
+      releaseId: '1.2.3',
+    });
+    expect((await health()).body.status).toBe('pass');
+
+    storeDown = true;
+    clock.advance(1000);
+    const downSince = new Date(clock.nowMs).toISOString();
+    const down = await health();
+    expect(down.httpStatus).toBe(200);
+    expect(down.body.status).toBe('warn');
+    expect(down.body.checks['store:connection']?.[0]).toMatchObject({
+      status: 'warn',
+      observedValue: 'unreachable',
+      time: downSince,
+    });
+    // The driver's message (an address here) is not shown to anyone who asks for health.
+    expect(JSON.stringify(down.body)).not.toContain('ECONNREFUSED');
+    expect(down.body.checks['collector:report']?.[0]?.status).toBe('pass');
+    clock.advance(1000);
+    expect((await health()).body.checks['store:connection']?.[0]?.time).toBe(downSince);
+
+    storeDown = false;
+    clock.advance(1000);
+    const back = await health();
+    expect(back.body.status).toBe('pass');
+    expect(back.body.checks['store:connection']).toBeUndefined();
+  });
 });

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { generateApiKey } from '../../src/keys/api-key.ts';
 import { buildTestApp, publicUrl, type TestApp } from './fixtures.ts';
 
 let t: TestApp;
@@ -52,11 +53,11 @@ describe('errors of the whole app are RFC 9457 problems', () => {
 
   it('answers an internal fault with a bare 500 problem: no stack, no message, a request id to quote', async () => {
     t = await buildTestApp();
-    const store = t.snapshots as unknown as { getCollectorStatus: () => Promise<never> };
-    store.getCollectorStatus = async () => {
+    // A key the app has not seen yet is looked up in the store, which fails.
+    t.keys.findApiKeyByHash = async () => {
       throw new Error('SQLITE_CORRUPT at /srv/secret/nerkh.db');
     };
-    const response = await t.app.inject({ url: '/v1/health' });
+    const response = await t.app.inject({ url: '/v1/rates', headers: { 'x-api-key': generateApiKey() } });
     expect(response.statusCode).toBe(500);
     expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(response.json()).toEqual({
@@ -64,7 +65,7 @@ describe('errors of the whole app are RFC 9457 problems', () => {
       title: 'Internal error',
       status: 500,
       detail: 'The service failed to answer this request; the fault has been logged.',
-      instance: '/v1/health',
+      instance: '/v1/rates',
       code: 'internal-error',
     });
     expect(response.body).not.toMatch(/SQLITE|secret|at .*\.ts/);

@@ -1,15 +1,26 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import http from 'node:http';
+import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { listen } from '../../src/http/server.ts';
+import { waitFor } from '../support/wait.ts';
 import { buildTestApp, type TestApp } from './fixtures.ts';
 import { parseRawResponse, rawExchange } from './raw-http.ts';
 
 describe('over a real socket', () => {
   let t: TestApp;
   let port: number;
+  /** Raw sockets a test holds open; destroyed before the app closes, which would wait for them. */
+  const rawSockets: net.Socket[] = [];
+  const openRaw = () => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.on('error', () => {});
+    rawSockets.push(socket);
+    return socket;
+  };
   afterEach(async () => {
+    for (const socket of rawSockets.splice(0)) socket.destroy();
     await t.app.close();
   });
   const start = async () => {
@@ -40,6 +51,45 @@ describe('over a real socket', () => {
       limited: 440,
       other: 0,
     });
+  });
+
+  it('closes a connection whose headers trickle in past NERKH_HEADERS_TIMEOUT_MS, and serves others meanwhile', async () => {
+    t = await buildTestApp({ deps: { clock: Date.now }, env: { NERKH_HEADERS_TIMEOUT_MS: '1000' } });
+    port = Number(new URL(await listen(t.app, '127.0.0.1', 0)).port);
+    const socket = openRaw();
+    const openedAt = Date.now();
+    const closed = new Promise<number>((resolve) => socket.on('close', () => resolve(Date.now() - openedAt)));
+    let received = '';
+    socket.on('data', (chunk) => {
+      received += chunk.toString('latin1');
+    });
+    // One header line every 300 ms, never the blank line that ends them: a slowloris client.
+    socket.write('GET /v1/health HTTP/1.1\r\nHost: x\r\n');
+    const trickle = setInterval(() => socket.write('X-Slow: 1\r\n'), 300);
+    onTestFinished(() => clearInterval(trickle));
+    const other = await fetch(`http://127.0.0.1:${port}/v1/rates`, { headers: { 'x-api-key': t.key } });
+    expect(other.status).toBe(200);
+    const lifetime = await closed;
+    expect(received).toMatch(/^HTTP\/1.1 408 /);
+    expect(lifetime).toBeGreaterThanOrEqual(1000);
+    expect(lifetime).toBeLessThan(4000);
+  });
+
+  it('closes connections beyond NERKH_MAX_CONNECTIONS at once', async () => {
+    t = await buildTestApp({ deps: { clock: Date.now }, env: { NERKH_MAX_CONNECTIONS: '2' } });
+    port = Number(new URL(await listen(t.app, '127.0.0.1', 0)).port);
+    const held = [openRaw(), openRaw()];
+    await Promise.all(held.map((socket) => new Promise((resolve) => socket.once('connect', resolve))));
+    const third = await rawExchange(port, 'GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(third).toBe('');
+    for (const socket of held) socket.destroy();
+    // The server counts a connection gone when it sees it close, a moment after the client does.
+    const freed = () =>
+      fetch(`http://127.0.0.1:${port}/v1/rates`, { headers: { 'x-api-key': t.key } }).then(
+        (response) => response.status === 200,
+        () => false,
+      );
+    await waitFor(freed, 3000, 'a free connection slot');
   });
 
   it('answers oversized headers with 431 as a problem document', async () => {

@@ -13,6 +13,7 @@ export class TcpProxy {
   readonly #server: Server;
   readonly #pairs = new Set<{ client: Socket; upstream: Socket; held: Array<[Socket, Buffer]> }>();
   #mode: 'open' | 'stalled' | 'cut' = 'open';
+  #tripwire: { marker: Buffer; tripped: () => void } | null = null;
 
   private constructor(server: Server) {
     this.#server = server;
@@ -45,6 +46,17 @@ export class TcpProxy {
     this.#pairs.clear();
   }
 
+  /**
+   * Cuts every connection the moment a client sends bytes containing `marker` (a statement's
+   * name, say): the first half of that chunk reaches the server, the rest never does, as when the
+   * network fails in the middle of a message. Stays cut until `restore()`; resolves once cut.
+   */
+  cutOn(marker: string): Promise<void> {
+    return new Promise((tripped) => {
+      this.#tripwire = { marker: Buffer.from(marker), tripped };
+    });
+  }
+
   restore(): void {
     this.#mode = 'open';
     for (const pair of this.#pairs) {
@@ -67,8 +79,17 @@ export class TcpProxy {
     const pair = { client, upstream, held: [] as Array<[Socket, Buffer]> };
     this.#pairs.add(pair);
     const forward = (to: Socket) => (bytes: Buffer) => {
+      const tripwire = this.#tripwire;
+      if (tripwire !== null && to === upstream && bytes.includes(tripwire.marker)) {
+        this.#tripwire = null;
+        upstream.write(bytes.subarray(0, Math.ceil(bytes.length / 2)), () => {
+          this.cut();
+          tripwire.tripped();
+        });
+        return;
+      }
       if (this.#mode === 'stalled') pair.held.push([to, bytes]);
-      else to.write(bytes);
+      else if (this.#mode === 'open') to.write(bytes);
     };
     client.on('data', forward(upstream));
     upstream.on('data', forward(client));
@@ -84,7 +105,7 @@ export class TcpProxy {
   }
 }
 
-type ProxyCommand = 'stall' | 'cut' | 'restore' | 'close';
+type ProxyCommand = 'stall' | 'cut' | 'restore' | 'close' | `cut-on:${string}`;
 
 /**
  * A TcpProxy run in a child process, for tests whose own event loop is busy (a load generator):
@@ -126,6 +147,11 @@ export class TcpProxyProcess {
 
   restore(): Promise<void> {
     return this.#command('restore');
+  }
+
+  /** `TcpProxy.cutOn` in the proxy's process: resolves once the marker passed and all is cut. */
+  cutOn(marker: string): Promise<void> {
+    return this.#command(`cut-on:${marker}`);
   }
 
   async close(): Promise<void> {
