@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { loadCatalog } from './collector/catalog-file.ts';
+import type { CollectorStatus } from './collector/collector-status.ts';
 import { type Pipeline, type PipelineTuning, startPipeline } from './collector/pipeline.ts';
 import type { Config } from './config.ts';
 import { type AppDeps, buildApp, type NerkhApp } from './http/app.ts';
@@ -16,7 +17,7 @@ import { countStoreErrors } from './metrics/store-errors.ts';
 import { loadSources } from './sources/load-sources.ts';
 import type { SourcesSetup } from './sources/sources-setup.ts';
 import { type OpenedStore, openStore } from './store/open-store.ts';
-import type { ChangeFeed } from './store/types.ts';
+import type { ChangeFeed, CollectorStatusStore } from './store/types.ts';
 
 /**
  * The composition root: the one place the backends are opened and the parts of nerkh are put
@@ -60,6 +61,14 @@ export function appStoresOf(
   };
 }
 
+/** The collector status store the API reads, answering with `live`'s report (writes still go to the store). */
+function liveStatusOf(store: OpenedStore, live: () => CollectorStatus): CollectorStatusStore {
+  return {
+    putCollectorStatus: (status) => store.snapshots.putCollectorStatus(status),
+    getCollectorStatus: async () => live(),
+  };
+}
+
 /**
  * Starts the parts of nerkh a role needs: `all` = collector and API in one process;
  * `api` = API only, serving what a collector elsewhere commits to the same store; `collector` =
@@ -88,6 +97,7 @@ export async function startService({
   let changes: ChangeFeed | null = null;
   let pipeline: Pipeline | null = null;
   let election: CollectorElection | null = null;
+  let ownCollectorStatus: (() => CollectorStatus) | null = null;
   let app: NerkhApp | null = null;
   let metricsServer: MetricsServer | null = null;
   const stop = async () => {
@@ -120,6 +130,11 @@ export async function startService({
         // One process owns the store: its collector always leads.
         pipeline = await startPipeline({ ...pipelineDeps, store: store.snapshots });
         collectorMetrics.watchLeadership(() => true);
+        const { collector } = pipeline;
+        // This process's collector is the only one: health reads its report as it is now rather
+        // than the stored copy, which a store that refuses writes (disk full, read-only) would
+        // leave saying the last commit succeeded.
+        ownCollectorStatus = () => collector.status();
       } else {
         election = new CollectorElection({
           lease,
@@ -139,6 +154,7 @@ export async function startService({
         config,
         logger,
         ...appStoresOf(store),
+        ...(ownCollectorStatus === null ? {} : { collectorStatus: liveStatusOf(store, ownCollectorStatus) }),
         limiters,
         // The API's figures exist only where an API runs: a collector's scrape has none at 0.
         metrics: new HttpMetrics(registry),
