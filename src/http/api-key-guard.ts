@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from 'fastify';
 import type { AuthenticatedKey, KeyAuthenticator } from '../keys/authenticator.ts';
+import type { FailedKeyThrottle } from '../limiter/failed-key-throttle.ts';
 import type { MaybePromise, RateLimitDecision, RateLimiter } from '../limiter/types.ts';
 import { queryCarriesKey } from './access-log.ts';
 import { type ProblemError, problem } from './error-catalog.ts';
@@ -17,7 +18,7 @@ interface ApiKeyGuardOptions {
   /** Per-key request limit (docs/architecture.md#rate-limit). */
   limiter: RateLimiter;
   /** Invalid keys per client address, so keys cannot be guessed at speed. */
-  failureLimiter: RateLimiter;
+  failedKeys: FailedKeyThrottle;
   defaultLimit: number;
   windowSeconds: number;
   /** Invalid keys one client address may send per window before its key checks pause. */
@@ -45,6 +46,15 @@ function resume<T>(value: Promise<T>, done: Done, next: (settled: T) => void): v
   }, done);
 }
 
+function tooManyFailedKeys(seconds: number): ProblemError {
+  return problem(
+    'too-many-failed-keys',
+    `Too many invalid API keys from this address; key checks resume in ${seconds} s.`,
+    {},
+    { 'Retry-After': String(seconds) },
+  );
+}
+
 function missingKey(url: string): ProblemError {
   const query = queryOf(url);
   const inQuery = query !== undefined && queryCarriesKey(query);
@@ -68,8 +78,7 @@ function missingKey(url: string): ProblemError {
  * on no promise; a store read or a shared (Redis) limiter continues the same steps asynchronously.
  */
 export function apiKeyGuard(options: ApiKeyGuardOptions): onRequestHookHandler {
-  const { authenticator, limiter, failureLimiter, defaultLimit, windowSeconds, failureLimit, clock } =
-    options;
+  const { authenticator, limiter, failedKeys, defaultLimit, windowSeconds, failureLimit, clock } = options;
   // `RateLimit-Policy` is the same for every request under one limit: built once per limit.
   const policies = new Map<number, string>();
   const policyHeader = (limit: number): string => {
@@ -81,24 +90,7 @@ export function apiKeyGuard(options: ApiKeyGuardOptions): onRequestHookHandler {
     return value;
   };
 
-  function checkPause(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    done: Done,
-    now: number,
-    paused: RateLimitDecision,
-  ) {
-    if (!paused.allowed) {
-      done(
-        problem(
-          'too-many-failed-keys',
-          `Too many invalid API keys from this address; key checks resume in ${paused.retryAfterSeconds} s.`,
-          {},
-          { 'Retry-After': String(paused.retryAfterSeconds) },
-        ),
-      );
-      return;
-    }
+  function checkKey(request: FastifyRequest, reply: FastifyReply, done: Done, now: number) {
     // Node joins repeated unknown headers with ", " (typed string[] only for some headers); either
     // way more than one key is not a valid key.
     const presented = request.headers['x-api-key'] as string | string[];
@@ -115,10 +107,17 @@ export function apiKeyGuard(options: ApiKeyGuardOptions): onRequestHookHandler {
     key: AuthenticatedKey | null,
   ) {
     if (key === null) {
-      const counted = failureLimiter.take(request.ip, failureLimit, now);
-      const refuse = () => done(problem('invalid-api-key', 'The API key is not valid.'));
+      const counted = failedKeys.fail(request.ip, failureLimit, now);
+      // Refused when the address's window was already full (the pause was made on another
+      // instance, and its word has not arrived): the answer is the pause's.
+      const refuse = (failure: RateLimitDecision) =>
+        done(
+          failure.allowed
+            ? problem('invalid-api-key', 'The API key is not valid.')
+            : tooManyFailedKeys(failure.retryAfterSeconds),
+        );
       if (isPromise(counted)) resume(counted, done, refuse);
-      else refuse();
+      else refuse(counted);
       return;
     }
     request.apiKeyId = key.id;
@@ -154,9 +153,9 @@ export function apiKeyGuard(options: ApiKeyGuardOptions): onRequestHookHandler {
       return;
     }
     const now = clock();
-    const paused = failureLimiter.peek(request.ip, failureLimit, now);
-    if (isPromise(paused))
-      resume(paused, done, (decision) => checkPause(request, reply, done, now, decision));
-    else checkPause(request, reply, done, now, paused);
+    // Answered from memory (../limiter/failed-key-throttle.ts): no round trip to a shared limiter.
+    const pausedSeconds = failedKeys.pausedSeconds(request.ip, now);
+    if (pausedSeconds > 0) done(tooManyFailedKeys(pausedSeconds));
+    else checkKey(request, reply, done, now);
   };
 }

@@ -133,7 +133,7 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
     flushMs: deps.lastUseFlushMs ?? 30_000,
     validCacheSize: config.NERKH_KEY_CACHE_SIZE,
   });
-  const { requests: limiter, failedKeys: failureLimiter } = deps.limiters;
+  const { requests: limiter, failedKeys } = deps.limiters;
 
   // The API, the website and the discovery documents read the same snapshot and health judgement.
   const currentSnapshot = () => snapshots.current()?.snapshot ?? null;
@@ -164,7 +164,7 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
   const requireApiKey = apiKeyGuard({
     authenticator,
     limiter,
-    failureLimiter,
+    failedKeys,
     defaultLimit: config.NERKH_RATE_LIMIT,
     windowSeconds: config.NERKH_RATE_WINDOW_SECONDS,
     failureLimit: deps.failureLimit ?? 30,
