@@ -55,6 +55,25 @@ function tooManyFailedKeys(seconds: number): ProblemError {
   );
 }
 
+/** Seconds a client waits before retrying when the key store does not answer. */
+const keyStoreRetrySeconds = 5;
+
+/**
+ * A key not in the cache needs the store; when the store does not answer (PostgreSQL down, the
+ * pool exhausted), the request is answered 503 with Retry-After: a fault of ours, but a passing
+ * one, not the 500 of a crash. The store's error goes with it, into the log of the failed request.
+ */
+function keyStoreUnavailable(cause: unknown): ProblemError {
+  const error = problem(
+    'service-unavailable',
+    'The service cannot check API keys right now; retry shortly.',
+    {},
+    { 'Retry-After': String(keyStoreRetrySeconds) },
+  );
+  error.cause = cause;
+  return error;
+}
+
 function missingKey(url: string): ProblemError {
   const query = queryOf(url);
   const inQuery = query !== undefined && queryCarriesKey(query);
@@ -95,8 +114,20 @@ export function apiKeyGuard(options: ApiKeyGuardOptions): onRequestHookHandler {
     // way more than one key is not a valid key.
     const presented = request.headers['x-api-key'] as string | string[];
     const key = authenticator.authenticate(Array.isArray(presented) ? presented.join(', ') : presented);
-    if (isPromise(key)) resume(key, done, (found) => checkLimit(request, reply, done, now, found));
-    else checkLimit(request, reply, done, now, key);
+    if (!isPromise(key)) {
+      checkLimit(request, reply, done, now, key);
+      return;
+    }
+    key.then(
+      (found) => {
+        try {
+          checkLimit(request, reply, done, now, found);
+        } catch (error) {
+          done(error as Error);
+        }
+      },
+      (error: unknown) => done(keyStoreUnavailable(error)),
+    );
   }
 
   function checkLimit(
