@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from 'fastify';
 import type { AuthenticatedKey, KeyAuthenticator } from '../keys/authenticator.ts';
+import type { FailedKeyThrottle } from '../limiter/failed-key-throttle.ts';
 import type { MaybePromise, RateLimitDecision, RateLimiter } from '../limiter/types.ts';
 import type { HttpMetrics } from '../metrics/http-metrics.ts';
 import { clientNetwork } from '../net/client-network.ts';
@@ -19,7 +20,7 @@ interface ApiKeyGuardOptions {
   /** Per-key request limit (docs/architecture.md#rate-limit). */
   limiter: RateLimiter;
   /** Invalid keys per client address (an IPv6 client's /64), so keys cannot be guessed at speed. */
-  failureLimiter: RateLimiter;
+  failedKeys: FailedKeyThrottle;
   defaultLimit: number;
   windowSeconds: number;
   /** Invalid keys one client address may send per window before its key checks pause. */
@@ -48,6 +49,34 @@ function resume<T>(value: Promise<T>, done: Done, next: (settled: T) => void): v
   }, done);
 }
 
+function tooManyFailedKeys(seconds: number): ProblemError {
+  return problem(
+    'too-many-failed-keys',
+    `Too many invalid API keys from this address; key checks resume in ${seconds} s.`,
+    {},
+    { 'Retry-After': String(seconds) },
+  );
+}
+
+/** Seconds a client waits before retrying when the key store does not answer. */
+const keyStoreRetrySeconds = 5;
+
+/**
+ * A key not in the cache needs the store; when the store does not answer (PostgreSQL down, the
+ * pool exhausted), the request is answered 503 with Retry-After: a fault of ours, but a passing
+ * one, not the 500 of a crash. The store's error goes with it, into the log of the failed request.
+ */
+function keyStoreUnavailable(cause: unknown): ProblemError {
+  const error = problem(
+    'service-unavailable',
+    'The service cannot check API keys right now; retry shortly.',
+    {},
+    { 'Retry-After': String(keyStoreRetrySeconds) },
+  );
+  error.cause = cause;
+  return error;
+}
+
 function missingKey(url: string): ProblemError {
   const query = queryOf(url);
   const inQuery = query !== undefined && queryCarriesKey(query);
@@ -71,16 +100,8 @@ function missingKey(url: string): ProblemError {
  * on no promise; a store read or a shared (Redis) limiter continues the same steps asynchronously.
  */
 export function apiKeyGuard(options: ApiKeyGuardOptions): onRequestHookHandler {
-  const {
-    authenticator,
-    limiter,
-    failureLimiter,
-    defaultLimit,
-    windowSeconds,
-    failureLimit,
-    clock,
-    metrics,
-  } = options;
+  const { authenticator, limiter, failedKeys, defaultLimit, windowSeconds, failureLimit, clock, metrics } =
+    options;
   // `RateLimit-Policy` is the same for every request under one limit: built once per limit.
   const policies = new Map<number, string>();
   const policyHeader = (limit: number): string => {
@@ -92,31 +113,25 @@ export function apiKeyGuard(options: ApiKeyGuardOptions): onRequestHookHandler {
     return value;
   };
 
-  function checkPause(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    done: Done,
-    now: number,
-    paused: RateLimitDecision,
-  ) {
-    if (!paused.allowed) {
-      metrics.keyChecksPaused();
-      done(
-        problem(
-          'too-many-failed-keys',
-          `Too many invalid API keys from this address; key checks resume in ${paused.retryAfterSeconds} s.`,
-          {},
-          { 'Retry-After': String(paused.retryAfterSeconds) },
-        ),
-      );
-      return;
-    }
+  function checkKey(request: FastifyRequest, reply: FastifyReply, done: Done, now: number) {
     // Node joins repeated unknown headers with ", " (typed string[] only for some headers); either
     // way more than one key is not a valid key.
     const presented = request.headers['x-api-key'] as string | string[];
     const key = authenticator.authenticate(Array.isArray(presented) ? presented.join(', ') : presented);
-    if (isPromise(key)) resume(key, done, (found) => checkLimit(request, reply, done, now, found));
-    else checkLimit(request, reply, done, now, key);
+    if (!isPromise(key)) {
+      checkLimit(request, reply, done, now, key);
+      return;
+    }
+    key.then(
+      (found) => {
+        try {
+          checkLimit(request, reply, done, now, found);
+        } catch (error) {
+          done(error as Error);
+        }
+      },
+      (error: unknown) => done(keyStoreUnavailable(error)),
+    );
   }
 
   function checkLimit(
@@ -128,10 +143,19 @@ export function apiKeyGuard(options: ApiKeyGuardOptions): onRequestHookHandler {
   ) {
     if (key === null) {
       metrics.invalidKey();
-      const counted = failureLimiter.take(clientNetwork(request.ip), failureLimit, now);
-      const refuse = () => done(problem('invalid-api-key', 'The API key is not valid.'));
+      const counted = failedKeys.fail(clientNetwork(request.ip), failureLimit, now);
+      // Refused when the address's window was already full (the pause was made on another
+      // instance, and its word has not arrived): the answer is the pause's.
+      const refuse = (failure: RateLimitDecision) => {
+        if (failure.allowed) {
+          done(problem('invalid-api-key', 'The API key is not valid.'));
+          return;
+        }
+        metrics.keyChecksPaused();
+        done(tooManyFailedKeys(failure.retryAfterSeconds));
+      };
       if (isPromise(counted)) resume(counted, done, refuse);
-      else refuse();
+      else refuse(counted);
       return;
     }
     request.apiKeyId = key.id;
@@ -168,9 +192,11 @@ export function apiKeyGuard(options: ApiKeyGuardOptions): onRequestHookHandler {
       return;
     }
     const now = clock();
-    const paused = failureLimiter.peek(clientNetwork(request.ip), failureLimit, now);
-    if (isPromise(paused))
-      resume(paused, done, (decision) => checkPause(request, reply, done, now, decision));
-    else checkPause(request, reply, done, now, paused);
+    // Answered from memory (../limiter/failed-key-throttle.ts): no round trip to a shared limiter.
+    const pausedSeconds = failedKeys.pausedSeconds(clientNetwork(request.ip), now);
+    if (pausedSeconds > 0) {
+      metrics.keyChecksPaused();
+      done(tooManyFailedKeys(pausedSeconds));
+    } else checkKey(request, reply, done, now);
   };
 }

@@ -153,7 +153,7 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
     flushMs: deps.lastUseFlushMs ?? 30_000,
     validCacheSize: config.NERKH_KEY_CACHE_SIZE,
   });
-  const { requests: limiter, failedKeys: failureLimiter } = deps.limiters;
+  const { requests: limiter, failedKeys } = deps.limiters;
   const metrics = deps.metrics ?? new HttpMetrics(new Registry());
 
   // The API, the website and the discovery documents read the same snapshot and health judgement.
@@ -185,7 +185,7 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
   const requireApiKey = apiKeyGuard({
     authenticator,
     limiter,
-    failureLimiter,
+    failedKeys,
     defaultLimit: config.NERKH_RATE_LIMIT,
     windowSeconds: config.NERKH_RATE_WINDOW_SECONDS,
     failureLimit: deps.failureLimit ?? 30,

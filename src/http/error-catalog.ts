@@ -132,7 +132,7 @@ export const errorCatalog = {
     status: 503,
     title: 'Service unavailable',
     description:
-      'The service cannot answer right now, typically because no rate snapshot has been committed yet after a fresh start. Retry after the number of seconds in `Retry-After`; `/v1/health` shows the state of the data.',
+      'The service cannot answer right now, typically because no rate snapshot has been committed yet after a fresh start, or because its key store does not answer. Retry after the number of seconds in `Retry-After`; `/v1/health` shows the state of the data.',
   },
 } as const satisfies Record<string, ErrorEntry>;
 

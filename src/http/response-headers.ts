@@ -1,10 +1,28 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 
 /**
- * The header fields every response carries, whichever way it is sent: the security headers,
- * `X-Request-Id`, and `Connection: close` once shutdown began (a response sent after `close()`
- * began closes its socket instead of idling in keep-alive and holding the server open, since
- * `server.close()` only reaps sockets idle at that moment).
+ * Security fields that protect any response with a body, not only an HTML document: a JSON
+ * document must not be sniffed into something else (`nosniff`) nor be readable when embedded by
+ * another origin (`Cross-Origin-Resource-Policy`), and HSTS holds for the whole host whichever
+ * response carries it. The rest of helmet's set (the CSP, frame options, opener and agent-cluster
+ * policies, referrer policy, DNS prefetch, download and cross-domain policies) governs what a
+ * browser does with a document it renders: it is sent with HTML pages only.
+ */
+const everyBodyFields = new Set([
+  'x-content-type-options',
+  'strict-transport-security',
+  'cross-origin-resource-policy',
+]);
+
+/**
+ * The header fields every response carries, whichever way it is sent: the security headers that
+ * apply to it, `X-Request-Id`, and `Connection: close` once shutdown began (a response sent after
+ * `close()` began closes its socket instead of idling in keep-alive and holding the server open,
+ * since `server.close()` only reaps sockets idle at that moment).
+ *
+ * HTML pages get every security header; other responses with a body those of `everyBodyFields`.
+ * A 304 gets none: it updates the stored 200, whose fields stay in effect where the 304 names
+ * none (RFC 9111 §4.3.4), so the 304 carries only what changes or RFC 9110 §15.4.5 requires.
  *
  * Responses sent through Fastify (`reply.send`) get them in one `onSend` hook. A prepared
  * response, the rates hot path, whose header fields are worked out once per snapshot, is written
@@ -13,14 +31,18 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
  * from 34,000 to 48,000 requests a second when this replaced them).
  */
 export class ResponseHeaders {
-  /** Security headers as a flat (name, value, …) list, as node:http's `writeHead` takes them. */
-  readonly #security: readonly string[];
-  readonly #securityPairs: ReadonlyArray<readonly [string, string]>;
+  /** Security headers of an HTML page: the whole set. */
+  readonly #documentPairs: ReadonlyArray<readonly [string, string]>;
+  /** Those of every other response with a body. */
+  readonly #bodyPairs: ReadonlyArray<readonly [string, string]>;
+  /** The same as a flat (name, value, …) list, as node:http's `writeHead` takes them. */
+  readonly #bodyFields: readonly string[];
   #closing = false;
 
   constructor(security: ReadonlyArray<readonly [string, string]>) {
-    this.#securityPairs = security;
-    this.#security = security.flat();
+    this.#documentPairs = security;
+    this.#bodyPairs = security.filter(([name]) => everyBodyFields.has(name));
+    this.#bodyFields = this.#bodyPairs.flat();
   }
 
   install(app: FastifyInstance): void {
@@ -31,7 +53,8 @@ export class ResponseHeaders {
     app.addHook('onSend', (request, reply, payload, done) => {
       reply.header('x-request-id', request.id);
       // A route may set its own (the site pages set a CSP of their own); it keeps it.
-      for (const [name, value] of this.#securityPairs) if (!reply.hasHeader(name)) reply.header(name, value);
+      for (const [name, value] of this.#securityOf(reply))
+        if (!reply.hasHeader(name)) reply.header(name, value);
       if (this.#closing) reply.header('connection', 'close');
       done(null, payload);
     });
@@ -43,12 +66,19 @@ export class ResponseHeaders {
    * Fastify sends nothing more; `onResponse` hooks (the access log) still run when it finishes.
    */
   sendPrepared(reply: FastifyReply, status: number, fields: readonly string[], body?: Buffer): void {
-    const head = [...this.#security, ...fields, 'x-request-id', reply.request.id];
+    const head = status === 304 ? [...fields] : [...this.#bodyFields, ...fields];
+    head.push('x-request-id', reply.request.id);
     const set = reply.getHeaders();
     for (const name in set) head.push(name, String(set[name]));
     if (this.#closing) head.push('connection', 'close');
     reply.hijack();
     reply.raw.writeHead(status, head);
     reply.raw.end(body);
+  }
+
+  #securityOf(reply: FastifyReply): ReadonlyArray<readonly [string, string]> {
+    if (reply.statusCode === 304) return [];
+    const type = reply.getHeader('content-type');
+    return typeof type === 'string' && type.startsWith('text/html') ? this.#documentPairs : this.#bodyPairs;
   }
 }

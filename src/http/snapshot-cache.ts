@@ -25,7 +25,8 @@ interface Representation {
   /** Fields of a 200 carrying this body. */
   readonly fields: readonly string[];
   /**
-   * Fields of a 304 for it: the validators and Vary a 200 would carry (RFC 9110 §15.4.5), and no
+   * Fields of a 304 for it: the ETag and Vary a 200 would carry (RFC 9110 §15.4.5; the route adds
+   * Cache-Control). Not Last-Modified, which §15.4.5 leaves out when there is an ETag, nor
    * Content-Length or Content-Type, which would describe a body the 304 does not have.
    */
   readonly notModifiedFields: readonly string[];
@@ -88,20 +89,22 @@ function representation(
   lastModified: string,
 ): Representation {
   // Each coding is a different representation of one resource, chosen by Accept-Encoding (§12.5.5).
-  const validators = ['vary', 'Accept-Encoding', 'etag', etag, 'last-modified', lastModified];
+  const notModifiedFields = ['vary', 'Accept-Encoding', 'etag', etag];
   const encoding = coding === 'identity' ? [] : ['content-encoding', coding];
   return {
     body: exactBytes(body),
     etag,
     fields: [
-      ...validators,
+      ...notModifiedFields,
+      'last-modified',
+      lastModified,
       'content-type',
       'application/json',
       ...encoding,
       'content-length',
       String(body.length),
     ],
-    notModifiedFields: validators,
+    notModifiedFields,
   };
 }
 

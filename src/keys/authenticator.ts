@@ -55,7 +55,8 @@ interface KeyAuthenticatorOptions {
 
 /**
  * Checks presented keys against the store with bounded caches of positive and negative answers,
- * so a steady client costs one hash and one map lookup per request (answered synchronously), and a
+ * so a steady client costs one map lookup per request (and one hash when it calls less than once a
+ * poll period; answered synchronously either way), and a
  * scanner repeating a bad key costs no store reads. The two caches are separate so a client
  * sending endless made-up keys can only evict other made-up keys, never the valid ones.
  * Every process polls `apiKeysVersion()` (~1/s by default) and drops its caches when any process
@@ -77,6 +78,14 @@ export class KeyAuthenticator {
   readonly #valid = new Map<string, ValidKey>();
   /** Digests of well-formed keys the store does not hold (or holds revoked). */
   readonly #invalid = new Set<string>();
+  /**
+   * Valid keys as presented → their identity, for keys presented in this poll period and the one
+   * before: a client calling again within a second or two costs a map lookup instead of a SHA-256.
+   * Kept two periods at most (swapped at every poll), so plain keys do not linger in memory, and
+   * dropped with the other caches, so a revocation takes effect as fast as without it.
+   */
+  #recent = new Map<string, ValidKey>();
+  #previous = new Map<string, ValidKey>();
   /** key id → epoch ms of the last authenticated request not yet written. */
   #pendingUse = new Map<string, number>();
   /** Bumped on every cache drop, so a lookup that raced a drop does not cache a stale answer. */
@@ -122,12 +131,22 @@ export class KeyAuthenticator {
    * for the store.
    */
   authenticate(presented: string): MaybePromise<AuthenticatedKey | null> {
+    const recent = this.#recent.get(presented);
+    if (recent !== undefined) {
+      this.#counts.hits++;
+      return this.#admit(recent);
+    }
     if (presented.length !== apiKeyLength) return null;
+    const previous = this.#previous.get(presented);
+    if (previous !== undefined) {
+      this.#counts.hits++;
+      return this.#admit(this.#remember(presented, previous));
+    }
     const digest = apiKeyDigest(presented);
     const valid = this.#valid.get(digest);
     if (valid !== undefined) {
       this.#counts.hits++;
-      return this.#admit(valid);
+      return this.#admit(this.#remember(presented, valid));
     }
     if (this.#invalid.has(digest)) {
       this.#counts.hits++;
@@ -136,7 +155,7 @@ export class KeyAuthenticator {
     // The checksum refuses mistyped or invented keys without a store read (and without caching them).
     if (!isWellFormedApiKey(presented)) return null;
     this.#counts.misses++;
-    return this.#lookUp(digest);
+    return this.#lookUp(presented, digest);
   }
 
   /** Cache hits and misses so far, for the metrics. */
@@ -144,13 +163,22 @@ export class KeyAuthenticator {
     return { ...this.#counts };
   }
 
-  async #lookUp(digest: string): Promise<AuthenticatedKey | null> {
+  async #lookUp(presented: string, digest: string): Promise<AuthenticatedKey | null> {
     const generation = this.#generation;
     const record = await this.#store.findApiKeyByHash(hashOfDigest(digest));
     const valid = validKeyOf(record);
     // A drop that raced this read may have been the revocation of this very key: answer, don't cache.
-    if (generation === this.#generation) this.#remember(digest, valid);
+    if (generation === this.#generation) {
+      this.#cache(digest, valid);
+      if (valid !== null) this.#remember(presented, valid);
+    }
     return valid === null ? null : this.#admit(valid);
+  }
+
+  /** Keeps `presented` in this period's map, up to the size of the valid-key cache. */
+  #remember(presented: string, valid: ValidKey): ValidKey {
+    if (this.#recent.size < this.#validCacheSize) this.#recent.set(presented, valid);
+    return valid;
   }
 
   #admit(valid: ValidKey): AuthenticatedKey | null {
@@ -162,12 +190,16 @@ export class KeyAuthenticator {
 
   /** Drops the cache if another process (or this one) changed the keys since the last poll. */
   async pollVersion(): Promise<void> {
+    this.#previous = this.#recent;
+    this.#recent = new Map();
     try {
       const version = await this.#store.apiKeysVersion();
       if (version !== this.#version) {
         this.#version = version;
         this.#valid.clear();
         this.#invalid.clear();
+        this.#recent.clear();
+        this.#previous.clear();
         this.#generation++;
       }
     } catch (error) {
@@ -204,14 +236,19 @@ export class KeyAuthenticator {
     }
   }
 
-  #remember(digest: string, valid: ValidKey | null): void {
+  #cache(digest: string, valid: ValidKey | null): void {
     if (valid === null) {
       if (this.#invalid.size >= this.#invalidCacheSize)
         this.#invalid.delete(this.#invalid.values().next().value as string);
       this.#invalid.add(digest);
     } else {
-      if (this.#valid.size >= this.#validCacheSize)
+      if (this.#valid.size >= this.#validCacheSize) {
         this.#valid.delete(this.#valid.keys().next().value as string);
+        // The evicted key may be among the recent ones, which cannot tell which it is: the bound
+        // holds for them too.
+        this.#recent.clear();
+        this.#previous.clear();
+      }
       this.#valid.set(digest, valid);
     }
   }

@@ -1,5 +1,6 @@
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
+import { FailedKeyThrottle } from './failed-key-throttle.ts';
 import type { SharedLimitState } from './fallback-limiter.ts';
 import { MemoryRateLimiter } from './memory-limiter.ts';
 import type { RateLimiter } from './types.ts';
@@ -9,7 +10,7 @@ export interface Limiters {
   /** Admitted requests per API key per rolling window (NERKH_RATE_LIMIT, or the key's own limit). */
   requests: RateLimiter;
   /** Invalid keys per client address per window; past the limit, key checks pause for that address. */
-  failedKeys: RateLimiter;
+  failedKeys: FailedKeyThrottle;
   /**
    * Whether the limits are shared across instances right now, for `/v1/health`; absent where they
    * never are (in memory, each process counts alone by design).
@@ -41,7 +42,7 @@ export async function openLimiter(config: Config, logger: Logger): Promise<Limit
 export function memoryLimiters(config: Pick<Config, 'NERKH_RATE_WINDOW_SECONDS'>): Limiters {
   const windowMs = config.NERKH_RATE_WINDOW_SECONDS * 1000;
   const requests = new MemoryRateLimiter({ windowMs });
-  const failedKeys = new MemoryRateLimiter({ windowMs });
+  const failedKeys = new FailedKeyThrottle({ failures: new MemoryRateLimiter({ windowMs }) });
   return {
     requests,
     failedKeys,

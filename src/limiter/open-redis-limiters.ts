@@ -1,9 +1,11 @@
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
+import { FailedKeyThrottle } from './failed-key-throttle.ts';
 import { FallbackRateLimiter, FallbackSwitch, type SharedLimitState } from './fallback-limiter.ts';
 import { MemoryRateLimiter } from './memory-limiter.ts';
 import type { Limiters } from './open-limiter.ts';
 import { redisConnection } from './redis/connection.ts';
+import { RedisPauseBroadcast } from './redis/pause-broadcast.ts';
 import { RedisRateLimiter } from './redis-limiter.ts';
 
 interface RedisLimiters extends Limiters {
@@ -12,8 +14,8 @@ interface RedisLimiters extends Limiters {
 }
 
 /**
- * The two limiters of an API instance shared through Redis (`NERKH_REDIS_URL`): one connection,
- * each limiter with its own keys, each falling back to memory while Redis is unreachable or does
+ * The two limiters of an API instance shared through Redis (`NERKH_REDIS_URL`): one connection
+ * (and one more subscribed to the invalid-key throttle's pauses), each limiter with its own keys, each falling back to memory while Redis is unreachable or does
  * not answer within NERKH_REDIS_TIMEOUT_MS. Start-up waits for Redis at most the connect timeout
  * (2 s): if it does not answer, limits start local and become shared as soon as it does.
  */
@@ -31,7 +33,10 @@ export async function openRedisLimiters(config: Config, logger: Logger): Promise
       fallbackSwitch,
     );
   const requests = limiter('nerkh:rl:');
-  const failedKeys = limiter('nerkh:fk:');
+  const failedKeys = new FailedKeyThrottle({
+    failures: limiter('nerkh:fk:'),
+    broadcast: new RedisPauseBroadcast({ redis, key: 'nerkh:fk-paused' }),
+  });
   return {
     requests,
     failedKeys,

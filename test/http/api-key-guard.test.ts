@@ -23,3 +23,23 @@ describe('pausing key guesses per client behind a proxy (NERKH_TRUST_PROXY)', ()
     expect((await guess(t, '198.51.100.2', t.key)).statusCode).toBe(429);
   });
 });
+
+describe('a key store that does not answer (PostgreSQL down)', () => {
+  it('answers a key it has not cached with 503 service-unavailable and Retry-After, and keeps serving cached keys', async () => {
+    const t = await buildTestApp();
+    onTestFinished(() => t.app.close());
+    const get = (key: string) => t.app.inject({ url: '/v1/rates', headers: { 'x-api-key': key } });
+    expect((await get(t.key)).statusCode).toBe(200);
+    const uncached = await t.issue();
+    t.keys.findApiKeyByHash = async () => {
+      throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
+    };
+    const refused = await get(uncached.key);
+    expect(refused.statusCode).toBe(503);
+    expect(refused.headers['retry-after']).toBe('5');
+    expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(refused.json()).toMatchObject({ code: 'service-unavailable', status: 503 });
+    expect(refused.body).not.toContain('ECONNREFUSED');
+    expect((await get(t.key)).statusCode).toBe(200);
+  });
+});

@@ -23,6 +23,13 @@ const helmetDefaults = {
   'x-xss-protection': '0',
 };
 
+/** The security headers that protect any response with a body, not only an HTML page. */
+const everyBody = {
+  'cross-origin-resource-policy': 'same-origin',
+  'strict-transport-security': 'max-age=31536000; includeSubDomains',
+  'x-content-type-options': 'nosniff',
+};
+
 describe('security headers', () => {
   it('are worked out once from helmet: its defaults plus the configured CSP', () => {
     const headers = Object.fromEntries(
@@ -54,35 +61,39 @@ describe('security headers', () => {
     expect(directives.has('upgrade-insecure-requests')).toBe(false);
   });
 
-  it('are on every response: the API, its errors and 304s, health and unknown paths', async () => {
+  it('are all on HTML pages; on other responses with a body only nosniff, HSTS and the resource policy; none on a 304', async () => {
     t = await buildTestApp();
+    const page = await t.app.inject({ url: '/', headers: { accept: 'text/html' } });
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    const { 'content-security-policy': _pageCsp, ...pageHeaders } = page.headers;
+    expect(pageHeaders).toMatchObject(helmetDefaults);
+    expect(page.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+
     const ok = await t.app.inject({ url: '/v1/rates', headers: { 'x-api-key': t.key } });
-    const responses = [
+    const withBody = [
       ok,
-      await t.app.inject({
-        url: '/v1/rates',
-        headers: { 'x-api-key': t.key, 'if-none-match': ok.headers.etag },
-      }),
       await t.app.inject({ url: '/v1/rates' }),
       await t.app.inject({ url: '/v1/rates?symbol=NOPE', headers: { 'x-api-key': t.key } }),
       await t.app.inject({ url: '/v1/health' }),
       await t.app.inject({ url: '/nope' }),
     ];
-    expect(responses.map((response) => response.statusCode)).toEqual([200, 304, 401, 404, 200, 404]);
-    for (const response of responses) {
-      expect(response.headers).toMatchObject(helmetDefaults);
-      expect(response.headers['content-security-policy']).toContain("frame-ancestors 'none'");
-    }
-  });
-
-  it('sets security headers fit for a JSON API on every response', async () => {
-    t = await buildTestApp();
-    for (const url of ['/v1/rates', '/v1/health', '/nope']) {
-      const response = await t.app.inject({ url, headers: { 'x-api-key': t.key } });
-      expect(response.headers['x-content-type-options']).toBe('nosniff');
-      expect(response.headers['content-security-policy']).toContain("frame-ancestors 'none'");
-      expect(response.headers['referrer-policy']).toBe('no-referrer');
+    expect(withBody.map((response) => response.statusCode)).toEqual([200, 401, 404, 200, 404]);
+    const htmlOnly = Object.keys(helmetDefaults).filter((name) => !(name in everyBody));
+    for (const response of withBody) {
+      expect(response.headers['content-type']).toMatch(/^application\/((problem|health)\+)?json/);
+      expect(response.headers).toMatchObject(everyBody);
+      for (const name of [...htmlOnly, 'content-security-policy'])
+        expect(response.headers[name]).toBeUndefined();
       expect(response.headers['x-powered-by']).toBeUndefined();
     }
+
+    // A 304 updates the client's stored 200 (RFC 9111 §4.3.4), which keeps its own security headers.
+    const notModified = await t.app.inject({
+      url: '/v1/rates',
+      headers: { 'x-api-key': t.key, 'if-none-match': ok.headers.etag },
+    });
+    expect(notModified.statusCode).toBe(304);
+    for (const name of [...Object.keys(helmetDefaults), 'content-security-policy'])
+      expect(notModified.headers[name]).toBeUndefined();
   });
 });

@@ -68,6 +68,19 @@ describe('KeyAuthenticator', () => {
     expect(await auth.authenticate(key)).toBeNull();
   });
 
+  it('refuses a key that expires while it is being used, however recently it was seen', async () => {
+    const store = new MemoryApiKeyStore();
+    const { key } = await issueApiKey(store, { org: 'A', purpose: 'p', expiresAt: '2025-01-01T00:00:10Z' });
+    let now = Date.parse('2025-01-01T00:00:00Z');
+    const auth = authenticatorFor(store, () => now);
+    await auth.start();
+    expect(await auth.authenticate(key)).not.toBeNull();
+    await auth.pollVersion();
+    expect(auth.authenticate(key)).not.toBeNull();
+    now += 10_000;
+    expect(auth.authenticate(key)).toBeNull();
+  });
+
   it('refuses an expired key', async () => {
     const store = new MemoryApiKeyStore();
     const { key } = await issueApiKey(store, { org: 'A', purpose: 'p', expiresAt: '2025-01-01T00:00:00Z' });

@@ -13,7 +13,7 @@ describe('openLimiter', () => {
       expect((await limiters.requests.take('client', 1, 0)).allowed).toBe(true);
       expect((await limiters.requests.take('client', 1, 9_999)).allowed).toBe(false);
       // The failed-key limit is a separate count, even for the same name.
-      expect((await limiters.failedKeys.take('client', 1, 9_999)).allowed).toBe(true);
+      expect((await limiters.failedKeys.fail('client', 1, 9_999)).allowed).toBe(true);
       expect((await limiters.requests.take('client', 1, 10_000)).allowed).toBe(true);
     } finally {
       await limiters.close();

@@ -33,7 +33,7 @@ describe('openRedisLimiters', () => {
     expect(limiters.requests.take('k', 2, 1)).toMatchObject({ allowed: true, remaining: 0 });
     expect(limiters.requests.take('k', 2, 2)).toMatchObject({ allowed: false });
     // The invalid-key throttle counts apart from the requests.
-    expect(limiters.failedKeys.peek('k', 2, 2)).toMatchObject({ allowed: true });
+    expect(limiters.failedKeys.fail('k', 2, 2)).toMatchObject({ allowed: true, remaining: 1 });
     expect(warnings()).toHaveLength(1);
   });
 
@@ -77,7 +77,7 @@ describe('openRedisLimiters', () => {
         allowed: true,
         remaining: 59,
       });
-      expect(await limiters.failedKeys.take(name, 30, Date.now())).toMatchObject({
+      expect(await limiters.failedKeys.fail(name, 30, Date.now())).toMatchObject({
         allowed: true,
         remaining: 29,
       });
@@ -113,4 +113,50 @@ describe('openRedisLimiters', () => {
       });
     },
   );
+});
+
+describe.skipIf(!available)('the invalid-key pause across instances sharing Redis', () => {
+  /** Waits up to `ms` for `condition`, polling. */
+  async function eventually(condition: () => boolean, ms: number): Promise<boolean> {
+    const deadline = Date.now() + ms;
+    while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    return condition();
+  }
+
+  async function instance() {
+    const limiters = await openRedisLimiters(
+      loadConfig({ NERKH_REDIS_URL: testRedisUrl, LOG_LEVEL: 'silent' }),
+      createLogger('silent'),
+    );
+    onTestFinished(() => limiters.close());
+    return limiters;
+  }
+
+  it('pauses an address on instance B as soon as A counts its last allowed failure, and on an instance that connects later', async () => {
+    const admin = redisConnection(testRedisUrl, { commandTimeoutMs: 5000 });
+    // An address no other run uses; the throttle's fixed keys are cleaned of it afterwards.
+    const address = `nerkh-test:${process.pid}:${randomBytes(4).toString('hex')}`;
+    onTestFinished(async () => {
+      await admin.del(`nerkh:fk:{${address}}`);
+      await admin.zrem('nerkh:fk-paused', address);
+      await admin.quit();
+    });
+    await admin.connect();
+    const a = await instance();
+    const b = await instance();
+    // B subscribes when its second connection is ready.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await a.failedKeys.fail(address, 2, Date.now())).toMatchObject({ allowed: true, remaining: 1 });
+    expect(b.failedKeys.pausedSeconds(address, Date.now())).toBe(0);
+    expect(await a.failedKeys.fail(address, 2, Date.now())).toMatchObject({ allowed: true, remaining: 0 });
+    expect(a.failedKeys.pausedSeconds(address, Date.now())).toBe(60);
+    // Told by A, not by a round trip of its own.
+    expect(await eventually(() => b.failedKeys.pausedSeconds(address, Date.now()) > 0, 1000)).toBe(true);
+    expect(b.failedKeys.pausedSeconds(address, Date.now())).toBeGreaterThanOrEqual(59);
+    // An instance that was not listening when A paused the address reads the pauses in force.
+    const c = await instance();
+    expect(await eventually(() => c.failedKeys.pausedSeconds(address, Date.now()) > 0, 2000)).toBe(true);
+    // The count itself stays exact and shared: a third failure, on any instance, is refused.
+    expect(await c.failedKeys.fail(address, 2, Date.now())).toMatchObject({ allowed: false });
+  });
 });

@@ -134,9 +134,12 @@ export const ratesRoutes: FastifyPluginAsyncTypebox<RatesRouteOptions> = async (
               'Retry-After': Type.Integer({ minimum: 1, description: 'Seconds to wait' }),
             },
           ),
-          503: problemResponse('service-unavailable: no snapshot has been committed yet', {
-            'Retry-After': Type.Integer({ minimum: 1 }),
-          }),
+          503: problemResponse(
+            'service-unavailable: no snapshot has been committed yet, or the key store does not answer',
+            {
+              'Retry-After': Type.Integer({ minimum: 1 }),
+            },
+          ),
         },
       },
     },

@@ -47,7 +47,9 @@ class ReadBeforeTimeoutRedis extends Redis {
  * - commands in flight when the connection drops fail at once and are not sent again after the
  *   reconnection (Redis may have run them already, and the request has had its answer);
  * - reconnection attempts at most a second apart, so the shared limit is back within seconds of
- *   Redis answering again.
+ *   Redis answering again;
+ * - auto-pipelining: the commands of the requests an event-loop turn read go out in one write and
+ *   come back in one read, instead of a system call each way per request.
  * The connection is not opened here: `connect()` it, and `quit()` it at the end.
  */
 export function redisConnection(url: string, options: RedisConnectionOptions = {}): Redis {
@@ -56,6 +58,7 @@ export function redisConnection(url: string, options: RedisConnectionOptions = {
     {
       lazyConnect: true,
       enableOfflineQueue: false,
+      enableAutoPipelining: true,
       connectTimeout: 2000,
       maxRetriesPerRequest: 0,
       autoResendUnfulfilledCommands: false,

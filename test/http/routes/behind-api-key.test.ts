@@ -7,6 +7,7 @@ import { installProblemHandlers } from '../../../src/http/problem-handlers.ts';
 import { behindApiKey } from '../../../src/http/routes/behind-api-key.ts';
 import { KeyAuthenticator } from '../../../src/keys/authenticator.ts';
 import { issueApiKey } from '../../../src/keys/issue-key.ts';
+import { FailedKeyThrottle } from '../../../src/limiter/failed-key-throttle.ts';
 import { MemoryRateLimiter } from '../../../src/limiter/memory-limiter.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { HttpMetrics } from '../../../src/metrics/http-metrics.ts';
@@ -19,12 +20,12 @@ describe('behindApiKey', () => {
     const { key } = await issueApiKey(keys, { org: 'Test Org', purpose: 'tests' });
     const authenticator = new KeyAuthenticator({ store: keys, logger: createLogger('silent') });
     const limiter = new MemoryRateLimiter({ windowMs: 60_000 });
-    const failureLimiter = new MemoryRateLimiter({ windowMs: 60_000 });
+    const failedKeys = new FailedKeyThrottle({ failures: new MemoryRateLimiter({ windowMs: 60_000 }) });
     const app = Fastify({ logger: false }).withTypeProvider<TypeBoxTypeProvider>();
     onTestFinished(async () => {
       await app.close();
       await authenticator.close();
-      await Promise.all([limiter.close(), failureLimiter.close()]);
+      await Promise.all([limiter.close(), failedKeys.close()]);
     });
     app.decorateRequest('apiKeyId', null);
     installProblemHandlers(app, publicUrl);
@@ -33,7 +34,7 @@ describe('behindApiKey', () => {
       requireApiKey: apiKeyGuard({
         authenticator,
         limiter,
-        failureLimiter,
+        failedKeys,
         defaultLimit: 60,
         windowSeconds: 60,
         failureLimit: 30,

@@ -126,8 +126,21 @@ describe('GET /v1/rates', () => {
     // one (the serialized `null`, 4) leaves HTTP/1.1 clients waiting for bytes that never come.
     expect(again.headers['content-length']).toBeUndefined();
     expect(again.headers['content-type']).toBeUndefined();
+    // What RFC 9110 §15.4.5 requires (ETag, Cache-Control, Vary; Date is Node's), the request's own
+    // id and rate-limit state, and nothing the client's stored 200 already says (RFC 9111 §4.3.4).
+    expect(Object.keys(again.headers).sort()).toEqual([
+      'cache-control',
+      'connection',
+      'date',
+      'etag',
+      'ratelimit',
+      'ratelimit-policy',
+      'vary',
+      'x-request-id',
+    ]);
     expect(again.headers.etag).toBe(etag);
-    expect(again.headers.ratelimit).toBeDefined();
+    expect(again.headers['cache-control']).toBe(first.headers['cache-control']);
+    expect(again.headers.vary).toBe('Accept-Encoding');
     expect((await get('/v1/rates', { 'if-none-match': `W/${etag}, "other"` })).statusCode).toBe(304);
     expect((await get('/v1/rates', { 'if-none-match': '"stale"' })).statusCode).toBe(200);
     // Each symbol variant has its own tag.
