@@ -7,7 +7,9 @@ import MarkdownIt from 'markdown-it';
  * - `html: false`: raw HTML in a source (or in a value filled into it) is shown as text, never
  *   interpreted, so nothing in Markdown can inject markup.
  * - Headings get `id`s (GitHub-style slugs), so sections have stable anchors: `/docs/errors#<code>`
- *   is the `type` URL of every problem document.
+ *   is the `type` URL of every problem document. A heading may name its anchor itself with a
+ *   trailing `{#id}` (the Pandoc and kramdown attribute syntax): Persian headings keep the English
+ *   anchors that links in both languages point to.
  * - Runs of Persian text are wrapped in `<span lang="fa" dir="rtl">` so screen readers switch
  *   language and the bidirectional algorithm lays them out right to left (WCAG 3.1.2).
  * - Tables sit in a focusable, labelled scroll region, and code blocks are focusable, so on a phone
@@ -71,6 +73,17 @@ export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
 
+const explicitAnchor = /\s*\{#([A-Za-z][\w-]*)\}\s*$/;
+
+/** Removes a trailing `{#id}` from a heading's last text token and returns the id. */
+function takeExplicitAnchor(token: { type: string; content: string } | undefined): string | undefined {
+  if (token?.type !== 'text') return undefined;
+  const match = explicitAnchor.exec(token.content);
+  if (!match) return undefined;
+  token.content = token.content.slice(0, match.index);
+  return match[1];
+}
+
 type MarkdownRenderer = (markdown: string) => string;
 
 export function createMarkdownRenderer(): MarkdownRenderer {
@@ -82,8 +95,10 @@ export function createMarkdownRenderer(): MarkdownRenderer {
     for (let index = 0; index < state.tokens.length; index++) {
       const token = state.tokens[index];
       if (token?.type === 'heading_open') {
-        const text = state.tokens[index + 1]?.children?.map((child) => child.content).join('') ?? '';
-        const base = slugify(text) || 'section';
+        const children = state.tokens[index + 1]?.children ?? [];
+        const explicit = takeExplicitAnchor(children.at(-1));
+        const text = children.map((child) => child.content).join('');
+        const base = explicit ?? (slugify(text) || 'section');
         const seen = used.get(base) ?? 0;
         used.set(base, seen + 1);
         token.attrSet('id', seen === 0 ? base : `${base}-${seen}`);

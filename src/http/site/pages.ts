@@ -1,14 +1,16 @@
-import { STATUS_CODES } from 'node:http';
 import type { Snapshot } from '../../domain/rates.ts';
 import { type ErrorCode, errorCatalog, errorCodes } from '../error-catalog.ts';
 import type { HealthReport } from '../health-assessment.ts';
-import { type ContentName, type ContentSources, fillTemplate } from './content.ts';
-import { formatAge, formatChange, formatTime, formatToman, formatUsdt } from './format.ts';
+import { type ContentName, type ContentSources, fillTemplate, loadContentSources } from './content.ts';
+import { type Language, languages, pathIn } from './language.ts';
 import { escapeMarkdown } from './markdown.ts';
+import type { SiteWords } from './words/site-words.ts';
+import { wordsOf } from './words/words-of.ts';
 
 /**
- * The website's pages as Markdown. Each page is one source file in `content/` plus the values
- * this module computes for it; the plugin renders the result as HTML or sends it as Markdown.
+ * The website's pages as Markdown, in one language. Each page is one source file in `content/`
+ * (or `content/fa/`) plus the values this module computes for it, written with that language's
+ * words; the plugin renders the result as HTML or sends it as Markdown.
  */
 
 interface SiteSettings {
@@ -35,11 +37,27 @@ export interface Page {
 
 interface PageSources {
   settings: SiteSettings;
+  /** The page sources of this language. */
   content: ContentSources;
+  words: SiteWords;
   /** The served snapshot, or null before the first commit. */
   currentSnapshot(): Snapshot | null;
   health(): Promise<HealthReport>;
   clock(): number;
+}
+
+/** The site's pages in every language, from the same snapshot, settings and health judgement. */
+export type PagesByLanguage = Readonly<Record<Language, SitePages>>;
+
+export function sitePagesByLanguage(sources: Omit<PageSources, 'content' | 'words'>): PagesByLanguage {
+  const entries = languages.map(
+    (language) =>
+      [
+        language,
+        new SitePages({ ...sources, content: loadContentSources(language), words: wordsOf(language) }),
+      ] as const,
+  );
+  return Object.fromEntries(entries) as Record<Language, SitePages>;
 }
 
 /** Symbols as the API accepts them (docs/architecture.md#http-contract); anything else cannot name a coin page. */
@@ -57,14 +75,33 @@ export class SitePages {
     return this.#sources.settings.publicUrl;
   }
 
-  /** Values every source may use. */
+  get words(): SiteWords {
+    return this.#sources.words;
+  }
+
+  get language(): Language {
+    return this.#sources.words.language;
+  }
+
+  /** Absolute URL of a site page (given by its English path) in this language. */
+  pageUrl(path: string): string {
+    return `${this.publicUrl}${pathIn(this.language, path)}`;
+  }
+
+  /**
+   * Values every source may use: `base` is the origin (API and discovery URLs), `home` the root of
+   * this language's pages; numbers come in people's digits and, with `Code`, in ASCII for code samples.
+   */
   #common(): Record<string, string> {
-    const { settings } = this.#sources;
+    const { settings, words } = this.#sources;
     return {
       base: settings.publicUrl,
-      rateLimit: String(settings.rateLimit),
-      rateWindow: String(settings.rateWindowSeconds),
-      refreshMinutes: formatMinutes(settings.refreshSeconds),
+      home: this.pageUrl('/').replace(/\/$/, ''),
+      rateLimit: words.integer(settings.rateLimit),
+      rateWindow: words.integer(settings.rateWindowSeconds),
+      refreshMinutes: words.minutes(settings.refreshSeconds),
+      rateLimitCode: String(settings.rateLimit),
+      rateWindowCode: String(settings.rateWindowSeconds),
     };
   }
 
@@ -74,38 +111,39 @@ export class SitePages {
 
   overview(): Page {
     const snapshot = this.#sources.currentSnapshot();
+    const { words } = this;
     const nowMs = this.#sources.clock();
     const currentState =
       snapshot === null
-        ? `No rates have been published yet: the service has just started and its first refresh has not completed.`
+        ? words.overview.noRates
         : [
-            `- Currencies listed: **${snapshot.rates.length}**`,
-            `- Last refresh: **${formatTime(snapshot.updated_at)}** (${formatAge(snapshot.updated_at, nowMs)})`,
-            `- Tether (USDT) sells at: **${formatToman(snapshot.usdt_irt)}**`,
+            `- ${words.overview.currencies(words.integer(snapshot.rates.length))}`,
+            `- ${words.overview.lastRefresh(words.time(snapshot.updated_at), words.age(snapshot.updated_at, nowMs))}`,
+            `- ${words.overview.tetherSells(words.toman(snapshot.usdt_irt))}`,
           ].join('\n');
     return {
       status: 200,
-      title: 'Sell rates of digital currencies in tether and toman',
-      description: `Current sell rates of ${snapshot?.rates.length ?? 'listed'} digital currencies in tether (USDT) and toman, for programs and AI agents.`,
+      title: words.overview.title,
+      description: words.overview.description(snapshot?.rates.length ?? null),
       markdown: this.fill('index', { currentState }),
     };
   }
 
   docs(): Page {
     const { settings } = this.#sources;
+    const { words } = this;
     const errorTable = [
-      '| Status | Code | Title |',
+      words.docs.errorTableHeader,
       '|---|---|---|',
       ...errorCodes.map((code) => {
         const entry = errorCatalog[code];
-        return `| ${entry.status} | [\`${code}\`](${settings.publicUrl}/docs/errors#${code}) | ${escapeMarkdown(entry.title)} |`;
+        return `| ${words.integer(entry.status)} | [\`${code}\`](${this.pageUrl('/docs/errors')}#${code}) | ${escapeMarkdown(words.errors.entry(code).title)} |`;
       }),
     ].join('\n');
     return {
       status: 200,
-      title: 'API reference',
-      description:
-        'How to call the nerkh rates API: authentication, fields, rate limits, caching, errors and examples.',
+      title: words.docs.title,
+      description: words.docs.description,
       markdown: this.fill('docs', {
         // An example response: the label a response would carry now, or the built-in set-up's.
         sourceLabel: jsonStringContent(
@@ -118,40 +156,45 @@ export class SitePages {
   }
 
   errors(): Page {
+    const { words } = this;
     const errorSections = errorCodes
-      .map((code) => errorSection(code, this.#sources.settings.publicUrl))
+      .map((code) => errorSection(code, words, this.#sources.settings.publicUrl))
       .join('\n\n');
     return {
       status: 200,
-      title: 'Errors',
-      description: 'Every problem type the nerkh API answers with, under its own anchor.',
+      title: words.errors.title,
+      description: words.errors.description,
       markdown: this.fill('errors', { errorSections }),
     };
   }
 
   coins(): Page {
     const snapshot = this.#sources.currentSnapshot();
-    const { publicUrl } = this.#sources.settings;
+    const { words } = this;
     let summary: string;
     let coinTable: string;
     if (snapshot === null) {
-      summary = 'No rates have been published yet: the first refresh has not completed.';
+      summary = words.coins.noRates;
       coinTable = '';
     } else {
-      summary = `${snapshot.rates.length} currencies, refreshed at ${formatTime(snapshot.updated_at)}. Tether (USDT) sells at ${formatToman(snapshot.usdt_irt)}.`;
+      summary = words.coins.summary(
+        words.integer(snapshot.rates.length),
+        words.time(snapshot.updated_at),
+        words.toman(snapshot.usdt_irt),
+      );
       coinTable = [
-        '| Symbol | Name | Sell (USDT) | Sell (toman) | 24 h | As of |',
+        words.coins.tableHeader,
         '|---|---|---|---|---|---|',
         ...snapshot.rates.map(
           (row) =>
-            `| [${escapeMarkdown(row.symbol)}](${publicUrl}/coins/${encodeURIComponent(row.symbol)}) | ${escapeMarkdown(row.name_fa)} | ${formatUsdt(row.sell_usdt)} | ${formatToman(row.sell_irt)} | ${formatChange(row.change_24h)} | ${formatTime(row.as_of)} |`,
+            `| [${escapeMarkdown(row.symbol)}](${this.pageUrl(`/coins/${encodeURIComponent(row.symbol)}`)}) | ${escapeMarkdown(row.name_fa)} | ${words.usdt(row.sell_usdt)} | ${words.toman(row.sell_irt)} | ${words.change(row.change_24h)} | ${words.time(row.as_of)} |`,
         ),
       ].join('\n');
     }
     return {
       status: 200,
-      title: 'Coins',
-      description: 'Every listed digital currency with its current sell rate in tether and toman.',
+      title: words.coins.title,
+      description: words.coins.description,
       markdown: this.fill('coins', { summary, coinTable }),
     };
   }
@@ -163,39 +206,42 @@ export class SitePages {
     const wanted = symbol.toUpperCase();
     const row = snapshot.rates.find((candidate) => candidate.symbol.toUpperCase() === wanted);
     if (!row) return null;
+    const { words } = this;
+    const labels = words.coin;
     const nowMs = this.#sources.clock();
     const rateTable = [
-      '| Rate | Value |',
+      labels.tableHeader,
       '|---|---|',
-      `| Sell rate in tether | ${formatUsdt(row.sell_usdt)} |`,
-      `| Sell rate in toman | ${formatToman(row.sell_irt)} |`,
-      `| Change over 24 hours | ${formatChange(row.change_24h)} |`,
-      `| As of | ${formatTime(row.as_of)} (${formatAge(row.as_of, nowMs)}) |`,
-      `| Tether rate used | ${formatToman(snapshot.usdt_irt)} |`,
+      `| ${labels.sellUsdt} | ${words.usdt(row.sell_usdt)} |`,
+      `| ${labels.sellToman} | ${words.toman(row.sell_irt)} |`,
+      `| ${labels.change} | ${words.change(row.change_24h)} |`,
+      `| ${labels.asOf} | ${words.time(row.as_of)} (${words.age(row.as_of, nowMs)}) |`,
+      `| ${labels.tetherRate} | ${words.toman(snapshot.usdt_irt)} |`,
     ].join('\n');
     return {
       status: 200,
-      title: `${row.symbol} sell rate`,
-      description: `Current sell rate of ${row.symbol} (${row.name_fa}) in tether and toman.`,
+      title: labels.title(row.symbol),
+      description: labels.description(row.symbol, row.name_fa),
       navPath: '/coins',
       markdown: this.fill('coin', {
         symbol: escapeMarkdown(row.symbol),
         nameFa: escapeMarkdown(row.name_fa),
         rateTable,
-        updatedAt: formatTime(snapshot.updated_at),
+        updatedAt: words.time(snapshot.updated_at),
       }),
     };
   }
 
   coinNotFound(symbol: string): Page {
+    const { words } = this;
     // The symbol is echoed only when it has the shape of one; anything else is not repeated back.
     const shown = symbolPattern.test(symbol)
       ? `**${escapeMarkdown(symbol.toUpperCase())}**`
-      : 'you asked for';
+      : words.coinNotFound.youAskedFor;
     return {
       status: 404,
-      title: 'Coin not found',
-      description: 'No listed currency has this symbol.',
+      title: words.coinNotFound.title,
+      description: words.coinNotFound.description,
       navPath: '/coins',
       canonical: false,
       markdown: this.fill('coin-not-found', { symbol: shown }),
@@ -205,39 +251,32 @@ export class SitePages {
   async status(): Promise<Page> {
     const report = await this.#sources.health();
     const { body } = report;
+    const { words } = this;
+    const labels = words.status;
     const nowMs = this.#sources.clock();
-    const verdict = {
-      pass: 'All good: the data is fresh and every source is connected.',
-      warn: 'Degraded: rates are still served, but a source has a problem or the data is getting old.',
-      fail: 'Failing: the rates must not be relied on right now.',
-    }[body.status];
-    const overallLines = [`**Status: ${body.status}.** ${verdict}`, ''];
+    const overallLines = [labels.headline(labels.statusName[body.status], labels.verdict[body.status]), ''];
     overallLines.push(
       body.updated_at === null
-        ? '- Last refresh: none yet'
-        : `- Last refresh: ${formatTime(body.updated_at)} (${formatAge(body.updated_at, nowMs)})`,
+        ? `- ${labels.lastRefreshNone}`
+        : `- ${labels.lastRefresh(words.time(body.updated_at), words.age(body.updated_at, nowMs))}`,
     );
     if (body.next_refresh_at !== null)
-      overallLines.push(`- Next refresh due: ${formatTime(body.next_refresh_at)}`);
-    if (body.count !== null) overallLines.push(`- Currencies listed: ${body.count}`);
+      overallLines.push(`- ${labels.nextRefresh(words.time(body.next_refresh_at))}`);
+    if (body.count !== null) overallLines.push(`- ${labels.currencies(words.integer(body.count))}`);
     const overall = overallLines.join('\n');
     const rows = Object.entries(body.checks).flatMap(([name, entries]) =>
       entries.map(
         (check) =>
-          `| ${escapeMarkdown(name)} | ${check.status} | ${check.time === null ? 'never' : formatTime(check.time)} | ${escapeMarkdown(check.output)} |`,
+          `| ${escapeMarkdown(name)} | ${labels.statusName[check.status]} | ${check.time === null ? labels.never : words.time(check.time)} | ${escapeMarkdown(check.output)} |`,
       ),
     );
-    const checks = [
-      '## Checks',
-      '',
-      '| Check | Status | Last seen | Details |',
-      '|---|---|---|---|',
-      ...rows,
-    ].join('\n');
+    const checks = [`## ${labels.checksHeading}`, '', labels.tableHeader, '|---|---|---|---|', ...rows].join(
+      '\n',
+    );
     return {
       status: 200,
-      title: 'Service status',
-      description: 'Freshness of the rates and state of the data sources, for people.',
+      title: labels.title,
+      description: labels.description,
       markdown: this.fill('status', { overall, checks }),
     };
   }
@@ -245,43 +284,52 @@ export class SitePages {
   /** The contact page's text; `notice` (Markdown) reports a failed submission. */
   contact(notice = ''): Page {
     const failed = notice !== '';
+    const labels = this.words.contact;
     return {
       status: 200,
-      title: failed ? 'Error: Request an API key' : 'Request an API key',
-      description: 'Ask for an API key: keys are issued by hand to known organisations.',
+      title: failed ? labels.errorTitle : labels.title,
+      description: labels.description,
       markdown: this.fill('contact', { notice }),
       navPath: '/contact',
       canonical: !failed,
     };
   }
 
+  contactReceived(): Page {
+    const labels = this.words.contact;
+    return {
+      status: 200,
+      title: labels.receivedTitle,
+      description: labels.receivedDescription,
+      markdown: this.fill('contact-received'),
+      navPath: '/contact',
+      canonical: false,
+    };
+  }
+
   terms(): Page {
     return {
       status: 200,
-      title: 'Terms of use',
-      description: 'The rates are informational; what they are and how the API may be used.',
+      title: this.words.terms.title,
+      description: this.words.terms.description,
       markdown: this.fill('terms', { disclaimer: escapeMarkdown(this.#sources.settings.disclaimer) }),
     };
   }
 }
 
-function errorSection(code: ErrorCode, publicUrl: string): string {
+function errorSection(code: ErrorCode, words: SiteWords, publicUrl: string): string {
   const entry = errorCatalog[code];
+  const local = words.errors.entry(code);
   return [
     `## \`${code}\``,
     '',
-    `**${entry.status} ${STATUS_CODES[entry.status] ?? ''}**: ${escapeMarkdown(entry.title)}.`,
+    words.errors.statusLine(words.integer(entry.status), escapeMarkdown(local.title), entry.title),
     '',
     // Catalog descriptions are written as Markdown (backticked header and field names).
-    entry.description,
+    local.description,
     '',
-    `Problem \`type\`: \`${publicUrl}/docs/errors#${code}\``,
+    `${words.errors.problemType}: \`${publicUrl}/docs/errors#${code}\``,
   ].join('\n');
-}
-
-function formatMinutes(seconds: number): string {
-  const minutes = seconds / 60;
-  return Number.isInteger(minutes) ? String(minutes) : minutes.toFixed(1);
 }
 
 /** A value placed between the quotes of a JSON string in a code block. */

@@ -2,8 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { SnapshotDraft } from '../../../src/domain/rates.ts';
 import { assessHealth } from '../../../src/http/health-assessment.ts';
 import { installProblemHandlers } from '../../../src/http/problem-handlers.ts';
-import { loadContentSources } from '../../../src/http/site/content.ts';
-import { SitePages } from '../../../src/http/site/pages.ts';
+import { sitePagesByLanguage } from '../../../src/http/site/pages.ts';
 import { sitePlugin } from '../../../src/http/site/plugin.ts';
 import { MemoryKeyRequestStore } from '../../../src/store/memory/key-request-store.ts';
 import { MemorySnapshotStore } from '../../../src/store/memory/snapshot-store.ts';
@@ -73,7 +72,7 @@ export async function buildSite(
   const clock = () => now;
   const app = Fastify({ logger: false });
   installProblemHandlers(app, publicUrl);
-  const pages = new SitePages({
+  const pages = sitePagesByLanguage({
     settings: {
       publicUrl,
       disclaimer:
@@ -83,7 +82,6 @@ export async function buildSite(
       rateLimit: 60,
       rateWindowSeconds: 60,
     },
-    content: loadContentSources(),
     currentSnapshot: () => snapshot,
     health: async () =>
       assessHealth({
@@ -124,3 +122,6 @@ export const pagePaths = [
   '/status',
   '/terms',
 ];
+
+/** The same pages in Persian. */
+export const persianPagePaths = pagePaths.map((path) => (path === '/' ? '/fa' : `/fa${path}`));
