@@ -68,3 +68,30 @@ export const lowContrastText = `(() => {
   }
   return found;
 })()`;
+
+/** What the test reports of an axe-core violation: the rule, its impact and the elements. */
+export interface AxeViolation {
+  id: string;
+  impact: string;
+  help: string;
+  targets: string[];
+}
+
+/** Runs axe-core (evaluated into the page first) with its default rules: WCAG 2.x A and AA and best practices. */
+export const axeRun = `axe.run(document, { resultTypes: ['violations'] }).then((result) =>
+  result.violations.map((violation) => ({
+    id: violation.id,
+    impact: violation.impact,
+    help: violation.help,
+    targets: violation.nodes.map((node) => node.target.join(' ')),
+  })),
+)`;
+
+/** Bytes the page and its resources took on this (first, uncached) visit, decoded, by URL. */
+export const firstVisitBytes = `(() => {
+  const entries = [performance.getEntriesByType('navigation')[0], ...performance.getEntriesByType('resource')];
+  return {
+    total: entries.reduce((sum, entry) => sum + entry.decodedBodySize, 0),
+    entries: entries.map((entry) => entry.name + ' ' + entry.decodedBodySize),
+  };
+})()`;

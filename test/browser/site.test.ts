@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -16,6 +16,9 @@ import { type OpenedStore, openStore } from '../../src/store/open-store.ts';
 import { markdownOutline } from '../http/site/outline.ts';
 import { snapshotDraft } from '../http/site/site-fixture.ts';
 import {
+  type AxeViolation,
+  axeRun,
+  firstVisitBytes,
   focusedElement,
   horizontalOverflow,
   lowContrastText,
@@ -24,10 +27,12 @@ import {
 } from './in-page.ts';
 
 /**
- * The website in real headless Chromium (Debian's /usr/bin/chromium driven by playwright-core):
- * pages render without console errors or CSP violations, reflow on a phone, keep focus visible,
- * meet contrast, and the contact form reaches `nerkh requests list`. Screenshots of the main pages
- * go to test-artifacts/ for a person to look at.
+ * The website in real headless Chromium (Debian's /usr/bin/chromium driven by playwright-core),
+ * every page in English and in Persian: pages render without console errors, CSP violations or
+ * requests to other sites, axe-core finds no accessibility violation in the light or the dark
+ * scheme, a first visit stays within the size budget, pages reflow on a phone, focus stays
+ * visible, and the contact form reaches `nerkh requests list`. Screenshots of the main pages go to
+ * test-artifacts/ for a person to look at.
  */
 const chromiumPath = '/usr/bin/chromium';
 const required = process.env.NERKH_REQUIRE_CHROMIUM === '1';
@@ -38,7 +43,13 @@ if (!available && !required) {
 
 const artifacts = join(import.meta.dirname, '../../test-artifacts');
 const bin = join(import.meta.dirname, '../../bin/nerkh.js');
-const pages = ['/', '/docs', '/docs/errors', '/coins', '/coins/BTC', '/contact', '/status', '/terms'];
+const englishPages = ['/', '/docs', '/docs/errors', '/coins', '/coins/BTC', '/contact', '/status', '/terms'];
+const persianPages = englishPages.map((path) => (path === '/' ? '/fa' : `/fa${path}`));
+const pages = [...englishPages, ...persianPages];
+/** HTML + CSS + font of a first visit, decoded (the stylesheet is inline; the font is the only other asset). */
+const firstVisitBudget = 150 * 1024;
+/** axe-core's browser build, evaluated in each page (DevTools evaluation is not subject to the page's CSP). */
+const axeSource = readFileSync(join(import.meta.dirname, '../../node_modules/axe-core/axe.min.js'), 'utf8');
 
 describe.skipIf(!available && !required)('website in Chromium', () => {
   let dataDir: string;
@@ -118,6 +129,10 @@ describe.skipIf(!available && !required)('website in Chromium', () => {
     });
     page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
     page.on('requestfailed', (request) => problems.push(`requestfailed: ${request.url()}`));
+    page.on('request', (request) => {
+      if (!request.url().startsWith(`${origin}/`) && !request.url().startsWith('data:'))
+        problems.push(`request to another site: ${request.url()}`);
+    });
     const response = await page.goto(`${origin}${path}`);
     return { page, problems, status: response?.status(), close: () => context.close() };
   }
@@ -126,7 +141,9 @@ describe.skipIf(!available && !required)('website in Chromium', () => {
     const { page, problems, status, close } = await open(path);
     try {
       expect(status).toBe(200);
-      expect(await page.locator('html').getAttribute('lang')).toBe('en');
+      const persian = path.startsWith('/fa');
+      expect(await page.locator('html').getAttribute('lang')).toBe(persian ? 'fa' : 'en');
+      expect(await page.locator('html').getAttribute('dir')).toBe(persian ? 'rtl' : 'ltr');
       expect(await page.locator('main h1').count()).toBe(1);
       expect(await page.locator('main h1').isVisible()).toBe(true);
       // Persian text is always marked up with its language and direction.
@@ -154,6 +171,49 @@ describe.skipIf(!available && !required)('website in Chromium', () => {
     try {
       const overflow = await page.evaluate<number>(horizontalOverflow);
       expect(overflow).toBeLessThanOrEqual(0);
+    } finally {
+      await close();
+    }
+  });
+
+  describe.each(['light', 'dark'] as const)('in the %s scheme', (colorScheme) => {
+    it.each(pages)('%s has no accessibility violations (axe-core)', async (path) => {
+      const { page, close } = await open(path, { colorScheme });
+      try {
+        await page.evaluate(axeSource);
+        const violations = await page.evaluate<AxeViolation[]>(axeRun);
+        expect(violations).toEqual([]);
+      } finally {
+        await close();
+      }
+    });
+  });
+
+  it.each(pages)(
+    `%s stays within ${firstVisitBudget / 1024} kB of HTML, CSS and font on a first visit`,
+    async (path) => {
+      const { page, close } = await open(path);
+      try {
+        await page.evaluate('document.fonts.ready');
+        const bytes = await page.evaluate<{ total: number; entries: string[] }>(firstVisitBytes);
+        expect(bytes.total, bytes.entries.join(', ')).toBeLessThanOrEqual(firstVisitBudget);
+      } finally {
+        await close();
+      }
+    },
+  );
+
+  it('draws Persian pages in the Vazirmatn font the site serves itself', async () => {
+    const { page, problems, close } = await open('/fa/coins/BTC');
+    try {
+      await page.evaluate('document.fonts.ready');
+      const used = await page.evaluate<{ loaded: string[]; heading: string }>(`({
+        loaded: [...document.fonts].filter((face) => face.status === 'loaded').map((face) => face.family),
+        heading: getComputedStyle(document.querySelector('main h1')).fontFamily,
+      })`);
+      expect(used.loaded).toEqual(['Vazirmatn']);
+      expect(used.heading).toMatch(/^Vazirmatn,/);
+      expect(problems).toEqual([]);
     } finally {
       await close();
     }
@@ -237,27 +297,24 @@ describe.skipIf(!available && !required)('website in Chromium', () => {
     }
   });
 
-  it('saves screenshots of the overview, the docs and a coin page', async () => {
+  it('saves screenshots of the overview, the coins list and a coin page in both languages', async () => {
     for (const [path, name] of [
       ['/', 'overview'],
-      ['/docs', 'docs'],
+      ['/coins', 'coins'],
       ['/coins/BTC', 'coin-btc'],
+      ['/fa/coins/BTC', 'fa-coin-btc'],
     ] as const) {
-      for (const [width, suffix] of [
-        [1280, 'desktop'],
-        [375, 'mobile'],
-      ] as const) {
-        const { page, close } = await open(path, { width });
+      for (const width of [1280, 390]) {
+        const { page, problems, close } = await open(path, { width });
         try {
-          await page.screenshot({
-            path: join(artifacts, `${name}-${suffix}.png`),
-            fullPage: suffix === 'mobile',
-          });
+          await page.evaluate('document.fonts.ready');
+          await page.screenshot({ path: join(artifacts, `${name}-${width}.png`), fullPage: true });
+          expect(problems).toEqual([]);
         } finally {
           await close();
         }
       }
     }
-    expect(existsSync(join(artifacts, 'coin-btc-desktop.png'))).toBe(true);
+    expect(existsSync(join(artifacts, 'fa-coin-btc-390.png'))).toBe(true);
   });
 });

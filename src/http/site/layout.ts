@@ -34,8 +34,8 @@ a:hover{text-decoration-thickness:2px}
 .skip-link:focus{top:.5rem}
 .site-header,.site-footer,main{max-width:52rem;margin:0 auto;padding:0 1rem}
 .site-header{padding-top:.75rem;padding-bottom:.5rem;border-bottom:1px solid var(--line)}
-.brand{font-weight:700;font-size:1.25rem;text-decoration:none;color:var(--fg)}
-.brand span{font-weight:400;color:var(--muted);margin-inline-start:.4rem}
+.brand{font-weight:700;font-size:1.25rem;text-decoration:none;color:var(--fg);display:inline-flex;align-items:baseline;gap:.4rem}
+.brand span{font-weight:400;color:var(--muted)}
 .language-switch a{display:inline-block;padding:.35rem 0;min-height:44px;line-height:2;font-weight:600}
 nav ul{list-style:none;margin:.5rem 0 0;padding:0;display:flex;flex-wrap:wrap;gap:.25rem 1rem}
 nav a{display:inline-block;padding:.35rem 0;min-height:44px;line-height:2}
@@ -56,8 +56,8 @@ table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}
 th,td{padding:.45rem .6rem;text-align:start;border-bottom:1px solid var(--line);vertical-align:top}
 th{background:var(--soft)}
 tbody tr:last-child td{border-bottom:0}
-[lang="fa"]{font-family:Vazirmatn,system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans",Tahoma,sans-serif}
-[lang="fa"] code,[lang="fa"] pre{font-family:ui-monospace,"SFMono-Regular",Menlo,Consolas,monospace}
+:lang(fa){font-family:Vazirmatn,system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans",Tahoma,sans-serif}
+code:lang(fa),pre:lang(fa){font-family:ui-monospace,"SFMono-Regular",Menlo,Consolas,monospace}
 form{margin:1.5rem 0;display:grid;gap:1rem;max-width:36rem}
 fieldset{border:1px solid var(--line);border-radius:.375rem;padding:1rem;display:grid;gap:1rem;margin:0}
 legend{font-weight:700;padding:0 .25rem}

@@ -1,4 +1,5 @@
 import MarkdownIt from 'markdown-it';
+import type { Language } from './language.ts';
 
 /**
  * Markdown → HTML for the website. Every page is authored once, in Markdown, and this renderer
@@ -10,8 +11,10 @@ import MarkdownIt from 'markdown-it';
  *   is the `type` URL of every problem document. A heading may name its anchor itself with a
  *   trailing `{#id}` (the Pandoc and kramdown attribute syntax): Persian headings keep the English
  *   anchors that links in both languages point to.
- * - Runs of Persian text are wrapped in `<span lang="fa" dir="rtl">` so screen readers switch
- *   language and the bidirectional algorithm lays them out right to left (WCAG 3.1.2).
+ * - On English pages, runs of Persian text are wrapped in `<span lang="fa" dir="rtl">` so screen
+ *   readers switch language and the bidirectional algorithm lays them out right to left (WCAG
+ *   3.1.2). Persian pages are `lang="fa" dir="rtl"` as a whole and get no such spans: each span is
+ *   a bidi isolate, and isolating the digit groups of `۰۱:۵۹:۲۹` would reorder them.
  * - Tables sit in a focusable, labelled scroll region, and code blocks are focusable, so on a phone
  *   they scroll instead of widening the page, and keyboard users can scroll them (WCAG 1.4.10, 2.1.1).
  */
@@ -86,7 +89,7 @@ function takeExplicitAnchor(token: { type: string; content: string } | undefined
 
 type MarkdownRenderer = (markdown: string) => string;
 
-export function createMarkdownRenderer(): MarkdownRenderer {
+export function createMarkdownRenderer(language: Language = 'en'): MarkdownRenderer {
   const md = new MarkdownIt({ html: false, linkify: false, typographer: false });
 
   md.core.ruler.push('heading_ids', (state) => {
@@ -109,7 +112,8 @@ export function createMarkdownRenderer(): MarkdownRenderer {
     }
   });
 
-  md.renderer.rules.text = (tokens, index) => escapeHtmlWithLanguages(tokens[index]?.content ?? '');
+  const escapeText = language === 'en' ? escapeHtmlWithLanguages : escapeHtml;
+  md.renderer.rules.text = (tokens, index) => escapeText(tokens[index]?.content ?? '');
   md.renderer.rules.table_open = (tokens, index) => {
     const label = (tokens[index]?.meta as { label?: string } | undefined)?.label ?? 'Table';
     return `<div class="table-scroll" role="region" tabindex="0" aria-label="${escapeHtml(label)}">\n<table>\n`;

@@ -52,7 +52,10 @@ export async function sitePlugin(app: FastifyInstance, options: SiteOptions): Pr
   const { publicUrl } = options.pages.en;
   const clock = options.clock ?? Date.now;
   const requestsPerHour = options.requestsPerHour ?? 5;
-  const render = createMarkdownRenderer();
+  const renderers = { en: createMarkdownRenderer('en'), fa: createMarkdownRenderer('fa') } satisfies Record<
+    Language,
+    unknown
+  >;
   const tokens = new FormTokens({ secret: options.formSecret, clock });
   const secureCookie = publicUrl.startsWith('https:') ? '; Secure' : '';
   const font = readFontFile();
@@ -95,7 +98,7 @@ export async function sitePlugin(app: FastifyInstance, options: SiteOptions): Pr
       sitePath,
       title: page.title,
       description: page.description,
-      bodyHtml: render(page.markdown) + formHtml,
+      bodyHtml: renderers[pages.language](page.markdown) + formHtml,
       ...(page.navPath === undefined ? {} : { navPath: page.navPath }),
       ...(page.canonical === undefined ? {} : { canonical: page.canonical }),
     });

@@ -74,7 +74,12 @@ describe('language of an address', () => {
   });
 
   it('answers / in English for English, other languages, or no Accept-Language', async () => {
-    for (const headers of [{ 'accept-language': 'en-US,en;q=0.9' }, { 'accept-language': 'de' }, {}]) {
+    const cases: Record<string, string>[] = [
+      { 'accept-language': 'en-US,en;q=0.9' },
+      { 'accept-language': 'de' },
+      {},
+    ];
+    for (const headers of cases) {
       const response = await get('/', headers);
       expect(response.headers['content-language']).toBe('en');
       expect(response.body).toContain('<html lang="en" dir="ltr">');
