@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /**
  * The Persian font, self-hosted from the pinned `vazirmatn` npm package: no request ever leaves
@@ -10,8 +10,7 @@ import { dirname, join } from 'node:path';
  * only on pages with Persian text. Its URL carries the package version, so it is cached for a year
  * as immutable and a new version is a new URL.
  */
-const require = createRequire(import.meta.url);
-const packageJsonPath = require.resolve('vazirmatn/package.json');
+const packageJsonPath = fileURLToPath(import.meta.resolve('vazirmatn/package.json'));
 const fontVersion = (JSON.parse(readFileSync(packageJsonPath, 'utf8')) as { version: string }).version;
 
 export const fontPath = `/fonts/vazirmatn-nl-${fontVersion}.woff2`;
