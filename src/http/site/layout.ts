@@ -45,7 +45,7 @@ main:focus{outline:none}
 h1{font-size:1.75rem;line-height:1.25;margin:.5rem 0 1rem}
 h2{font-size:1.35rem;line-height:1.3;margin:2rem 0 .75rem;padding-top:.5rem;border-top:1px solid var(--line)}
 h3{font-size:1.1rem;margin:1.5rem 0 .5rem}
-code,pre{font-family:ui-monospace,"SFMono-Regular",Menlo,Consolas,monospace;font-size:.9em;direction:ltr;unicode-bidi:isolate}
+code,pre{font-family:ui-monospace,"SFMono-Regular",Menlo,Consolas,Vazirmatn,monospace;font-size:.9em;direction:ltr;unicode-bidi:isolate}
 pre{text-align:left}
 code{background:var(--soft);padding:.1em .3em;border-radius:.25rem}
 pre{background:var(--soft);border:1px solid var(--line);border-radius:.375rem;padding:.75rem;overflow-x:auto;line-height:1.45}
@@ -57,7 +57,7 @@ th,td{padding:.45rem .6rem;text-align:start;border-bottom:1px solid var(--line);
 th{background:var(--soft)}
 tbody tr:last-child td{border-bottom:0}
 :lang(fa){font-family:Vazirmatn,system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans",Tahoma,sans-serif}
-code:lang(fa),pre:lang(fa){font-family:ui-monospace,"SFMono-Regular",Menlo,Consolas,monospace}
+code:lang(fa),pre:lang(fa){font-family:ui-monospace,"SFMono-Regular",Menlo,Consolas,Vazirmatn,monospace}
 form{margin:1.5rem 0;display:grid;gap:1rem;max-width:36rem}
 fieldset{border:1px solid var(--line);border-radius:.375rem;padding:1rem;display:grid;gap:1rem;margin:0}
 legend{font-weight:700;padding:0 .25rem}
