@@ -57,6 +57,7 @@ th,td{padding:.45rem .6rem;text-align:start;border-bottom:1px solid var(--line);
 th{background:var(--soft)}
 tbody tr:last-child td{border-bottom:0}
 :lang(fa){font-family:Vazirmatn,system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans",Tahoma,sans-serif}
+ol:lang(fa){list-style-type:persian}
 code:lang(fa),pre:lang(fa){font-family:ui-monospace,"SFMono-Regular",Menlo,Consolas,Vazirmatn,monospace}
 form{margin:1.5rem 0;display:grid;gap:1rem;max-width:36rem}
 fieldset{border:1px solid var(--line);border-radius:.375rem;padding:1rem;display:grid;gap:1rem;margin:0}
