@@ -49,7 +49,7 @@ export function describeSeries(summary: SeriesSummary, text: ChartText): string 
 /** A `<figure>`: caption, SVG chart, text summary and data table; or the no-data notice. */
 export function renderPriceChart(input: PriceChartInput): string {
   const { id, points, text } = input;
-  const { labels, format } = text;
+  const { labels } = text;
   const summary = summarizeSeries(points);
   const caption = `<figcaption id="${id}-title" class="chart-title">${escapeHtml(labels.title)}</figcaption>`;
   if (summary === null) {
