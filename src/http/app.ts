@@ -157,6 +157,7 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
     },
     content: loadContentSources(),
     currentSnapshot,
+    history: deps.snapshots,
     health,
     clock,
   });

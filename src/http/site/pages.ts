@@ -2,9 +2,28 @@ import { STATUS_CODES } from 'node:http';
 import type { Snapshot } from '../../domain/rates.ts';
 import { type ErrorCode, errorCatalog, errorCodes } from '../error-catalog.ts';
 import type { HealthReport } from '../health-assessment.ts';
+import {
+  type PriceHistorySource,
+  periodSeries,
+  readCoinHistory,
+  sparklinePoints,
+} from './charts/coin-history.ts';
+import { dayMs, rangeEnding } from './charts/price-series.ts';
+import { SnapshotKeyedCache } from './charts/snapshot-keyed-cache.ts';
+import { type CoinListLabels, renderCoinFilter, renderCoinTable } from './coin-list-html.ts';
+import {
+  type CoinListQuery,
+  type CoinSortKey,
+  coinListSearch,
+  defaultCoinListQuery,
+  listCoins,
+  sortedBy,
+} from './coin-list-query.ts';
 import { type ContentName, type ContentSources, fillTemplate } from './content.ts';
+import { renderEnglishHistory, renderEnglishTrend } from './english-history.ts';
 import { formatAge, formatChange, formatTime, formatToman, formatUsdt } from './format.ts';
-import { escapeMarkdown } from './markdown.ts';
+import { type HtmlBlock, type SlottedMarkdown, splitBlocks } from './html-blocks.ts';
+import { escapeHtml, escapeMarkdown } from './markdown.ts';
 
 /**
  * The website's pages as Markdown. Each page is one source file in `content/` plus the values
@@ -27,6 +46,8 @@ export interface Page {
   /** One plain-text sentence for search engines and link previews. */
   description: string;
   markdown: string;
+  /** The HTML form's source, when the page adds HTML that Markdown cannot carry (./html-blocks.ts). */
+  html?: SlottedMarkdown;
   /** Nav entry marked current; defaults to the request path. */
   navPath?: string;
   /** False for answers that are not the canonical form of the address (errors, form results). */
@@ -38,6 +59,8 @@ interface PageSources {
   content: ContentSources;
   /** The served snapshot, or null before the first commit. */
   currentSnapshot(): Snapshot | null;
+  /** The stored price history the charts are drawn from. */
+  history: PriceHistorySource;
   health(): Promise<HealthReport>;
   clock(): number;
 }
@@ -47,6 +70,9 @@ export const symbolPattern = /^[A-Za-z0-9]{1,20}$/;
 
 export class SitePages {
   readonly #sources: PageSources;
+  /** Charts and sparklines, drawn once per served snapshot. */
+  readonly #coinHistories = new SnapshotKeyedCache<{ facts: string; charts: string }>();
+  readonly #trends = new SnapshotKeyedCache<Map<string, { html: string; markdown: string }>>();
 
   constructor(sources: PageSources) {
     this.#sources = sources;
@@ -70,6 +96,15 @@ export class SitePages {
 
   fill(name: ContentName, values: Record<string, string> = {}): string {
     return fillTemplate(name, this.#sources.content[name], { ...this.#common(), ...values });
+  }
+
+  /** Both forms of a page whose values include HTML blocks. */
+  #fillForms(name: ContentName, values: Readonly<Record<string, string | HtmlBlock>>) {
+    const { markdownValues, htmlValues, blocks } = splitBlocks(values);
+    return {
+      markdown: this.fill(name, markdownValues),
+      html: { markdown: this.fill(name, htmlValues), blocks },
+    };
   }
 
   overview(): Page {
@@ -129,35 +164,94 @@ export class SitePages {
     };
   }
 
-  coins(): Page {
+  /** The list of coins, filtered and sorted as `query` says. */
+  async coins(query: CoinListQuery = defaultCoinListQuery): Promise<Page> {
     const snapshot = this.#sources.currentSnapshot();
     const { publicUrl } = this.#sources.settings;
     let summary: string;
-    let coinTable: string;
+    let coinTable: string | HtmlBlock;
     if (snapshot === null) {
       summary = 'No rates have been published yet: the first refresh has not completed.';
       coinTable = '';
     } else {
+      const rows = listCoins(snapshot.rates, query);
+      const action = `${publicUrl}/coins`;
+      const trends = await this.#trends.get(snapshot.id, 'en', async () => {
+        const range = rangeEnding(snapshot.updated_at, dayMs, sparklinePoints);
+        const histories = await this.#sources.history.priceHistories(range);
+        const rendered = new Map<string, { html: string; markdown: string }>();
+        for (const row of snapshot.rates) {
+          rendered.set(
+            row.symbol,
+            renderEnglishTrend(periodSeries(1, 'usdt', range, histories.get(row.symbol) ?? [])),
+          );
+        }
+        return rendered;
+      });
+      const trendOf = (symbol: string) =>
+        trends.get(symbol) ?? { html: 'not available', markdown: 'not available' };
       summary = `${snapshot.rates.length} currencies, refreshed at ${formatTime(snapshot.updated_at)}. Tether (USDT) sells at ${formatToman(snapshot.usdt_irt)}.`;
-      coinTable = [
-        '| Symbol | Name | Sell (USDT) | Sell (toman) | 24 h | As of |',
-        '|---|---|---|---|---|---|',
-        ...snapshot.rates.map(
+      if (query.q !== '') {
+        summary += ` ${rows.length === 0 ? 'None' : `${rows.length} of them`} ${rows.length === 1 ? 'has' : 'have'} a symbol or Persian name containing “${escapeMarkdown(query.q)}”: [show all coins](${action}${coinListSearch({ ...query, q: '' })}).`;
+      }
+      const coinUrl = (symbol: string) => `${publicUrl}/coins/${encodeURIComponent(symbol)}`;
+      const columns: { label: string; sort?: CoinSortKey; markdownLabel?: string }[] = [
+        { label: 'Symbol', sort: 'symbol' },
+        { label: 'Name', sort: 'name' },
+        { label: 'Sell (USDT)', sort: 'usdt' },
+        { label: 'Sell (toman)', sort: 'toman' },
+        { label: '24 h', sort: 'change' },
+        { label: 'Last 24 hours', markdownLabel: 'Last 24 hours, low – high (USDT)' },
+        { label: 'As of', sort: 'as_of' },
+      ];
+      // The Markdown form's headings link to the same sorted lists as the HTML form's.
+      const markdownHeadings = columns.map((column) =>
+        column.sort === undefined
+          ? (column.markdownLabel ?? column.label)
+          : `[${escapeMarkdown(column.label)}](${action}${coinListSearch(sortedBy(query, column.sort))})`,
+      );
+      const markdownTable = [
+        `| ${markdownHeadings.join(' | ')} |`,
+        '|---|---|---|---|---|---|---|',
+        ...rows.map(
           (row) =>
-            `| [${escapeMarkdown(row.symbol)}](${publicUrl}/coins/${encodeURIComponent(row.symbol)}) | ${escapeMarkdown(row.name_fa)} | ${formatUsdt(row.sell_usdt)} | ${formatToman(row.sell_irt)} | ${formatChange(row.change_24h)} | ${formatTime(row.as_of)} |`,
+            `| [${escapeMarkdown(row.symbol)}](${coinUrl(row.symbol)}) | ${escapeMarkdown(row.name_fa)} | ${formatUsdt(row.sell_usdt)} | ${formatToman(row.sell_irt)} | ${formatChange(row.change_24h)} | ${trendOf(row.symbol).markdown} | ${formatTime(row.as_of)} |`,
         ),
       ].join('\n');
+      const html =
+        renderCoinFilter({ action, query, labels: coinListLabels }) +
+        (rows.length === 0
+          ? ''
+          : renderCoinTable({
+              action,
+              query,
+              labels: coinListLabels,
+              columns,
+              rows: rows.map((row) => ({
+                id: row.symbol,
+                cells: [
+                  `<a href="${escapeHtml(coinUrl(row.symbol))}">${escapeHtml(row.symbol)}</a>`,
+                  `<span lang="fa" dir="rtl">${escapeHtml(row.name_fa)}</span>`,
+                  escapeHtml(formatUsdt(row.sell_usdt)),
+                  escapeHtml(formatToman(row.sell_irt)),
+                  escapeHtml(formatChange(row.change_24h)),
+                  trendOf(row.symbol).html,
+                  escapeHtml(formatTime(row.as_of)),
+                ],
+              })),
+            }));
+      coinTable = { markdown: rows.length === 0 ? '' : markdownTable, html };
     }
     return {
       status: 200,
       title: 'Coins',
       description: 'Every listed digital currency with its current sell rate in tether and toman.',
-      markdown: this.fill('coins', { summary, coinTable }),
+      ...this.#fillForms('coins', { summary, coinTable }),
     };
   }
 
   /** The coin page, or null when no listed coin has this symbol (matched case-insensitively). */
-  coin(symbol: string): Page | null {
+  async coin(symbol: string): Promise<Page | null> {
     const snapshot = this.#sources.currentSnapshot();
     if (snapshot === null || !symbolPattern.test(symbol)) return null;
     const wanted = symbol.toUpperCase();
@@ -173,16 +267,24 @@ export class SitePages {
       `| As of | ${formatTime(row.as_of)} (${formatAge(row.as_of, nowMs)}) |`,
       `| Tether rate used | ${formatToman(snapshot.usdt_irt)} |`,
     ].join('\n');
+    const history = await this.#coinHistories.get(snapshot.id, `en:${row.symbol}`, async () =>
+      renderEnglishHistory(
+        row.symbol,
+        await readCoinHistory(this.#sources.history, row.symbol, snapshot.updated_at),
+      ),
+    );
     return {
       status: 200,
       title: `${row.symbol} sell rate`,
       description: `Current sell rate of ${row.symbol} (${row.name_fa}) in tether and toman.`,
       navPath: '/coins',
-      markdown: this.fill('coin', {
+      ...this.#fillForms('coin', {
         symbol: escapeMarkdown(row.symbol),
         nameFa: escapeMarkdown(row.name_fa),
         rateTable,
         updatedAt: formatTime(snapshot.updated_at),
+        historyFacts: history.facts,
+        historyCharts: { markdown: '', html: history.charts },
       }),
     };
   }
@@ -264,6 +366,14 @@ export class SitePages {
     };
   }
 }
+
+const coinListLabels: CoinListLabels = {
+  table: 'Coins',
+  filter: 'Filter by symbol or Persian name',
+  filterHint: 'For example BTC, eth or بیت‌کوین; part of a name is enough.',
+  apply: 'Filter',
+  sortAction: (order) => (order === 'asc' ? 'sort ascending' : 'sort descending'),
+};
 
 function errorSection(code: ErrorCode, publicUrl: string): string {
   const entry = errorCatalog[code];

@@ -5,6 +5,12 @@ import type { KeyRequestStore } from '../../store/types.ts';
 import { problem } from '../error-catalog.ts';
 import { pathOf } from '../request-target.ts';
 import {
+  CoinListQuerySchema,
+  type CoinListQueryString,
+  coinListQuery,
+  coinSortKeys,
+} from './coin-list-query.ts';
+import {
   emptyValues,
   errorNotice,
   type FieldErrors,
@@ -15,6 +21,7 @@ import {
   validateForm,
 } from './contact-form.ts';
 import { FormTokens, formCookieName, readCookie } from './form-token.ts';
+import { renderSlotted } from './html-blocks.ts';
 import { pageContentSecurityPolicy, renderLayout } from './layout.ts';
 import { createMarkdownRenderer, estimateTokens } from './markdown.ts';
 import { choosePageForm } from './negotiate.ts';
@@ -67,7 +74,8 @@ export async function sitePlugin(app: FastifyInstance, options: SiteOptions): Pr
       path: pathOf(request.url),
       title: page.title,
       description: page.description,
-      bodyHtml: render(page.markdown) + formHtml,
+      bodyHtml:
+        (page.html === undefined ? render(page.markdown) : renderSlotted(render, page.html)) + formHtml,
       ...(page.navPath === undefined ? {} : { navPath: page.navPath }),
       ...(page.canonical === undefined ? {} : { canonical: page.canonical }),
     });
@@ -86,10 +94,22 @@ export async function sitePlugin(app: FastifyInstance, options: SiteOptions): Pr
   });
   app.get('/docs', hide, async (request, reply) => sendPage(request, reply, pages.docs()));
   app.get('/docs/errors', hide, async (request, reply) => sendPage(request, reply, pages.errors()));
-  app.get('/coins', hide, async (request, reply) => sendPage(request, reply, pages.coins()));
+  app.get<{ Querystring: CoinListQueryString }>(
+    '/coins',
+    { schema: { hide: true, querystring: CoinListQuerySchema }, attachValidation: true },
+    async (request, reply) => {
+      if (request.validationError) {
+        throw problem(
+          'invalid-request',
+          `The coins list takes q (at most 40 characters, given once), sort (one of ${coinSortKeys.join(', ')}) and order (asc or desc).`,
+        );
+      }
+      return sendPage(request, reply, await pages.coins(coinListQuery(request.query)));
+    },
+  );
   app.get<{ Params: { symbol: string } }>('/coins/:symbol', hide, async (request, reply) => {
     const { symbol } = request.params;
-    const page = pages.coin(symbol);
+    const page = await pages.coin(symbol);
     if (page !== null) return sendPage(request, reply, page);
     // Programs asking for JSON get the API's problem document; people and agents get a page.
     if (choosePageForm(request.headers.accept) === 'json') {

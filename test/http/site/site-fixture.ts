@@ -85,6 +85,7 @@ export async function buildSite(
     },
     content: loadContentSources(),
     currentSnapshot: () => snapshot,
+    history: snapshots,
     health: async () =>
       assessHealth({
         snapshot: snapshot ? { updated_at: snapshot.updated_at, count: snapshot.rates.length } : null,
