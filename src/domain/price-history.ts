@@ -16,27 +16,26 @@ export interface PricePoint {
 export interface HistoryRange {
   from: string;
   to: string;
-  /** At least 5: each bucket may keep four points and the last point is always kept. */
+  /** At least 6: each bucket may keep four points, and the first and last are always kept. */
   maxPoints: number;
 }
-
-/** The fewest points a range may ask for (see `downsample`). */
-export const minHistoryPoints = 5;
 
 /**
  * Thins `points` (oldest first, all inside `range`) to at most `range.maxPoints`: the range is cut
  * into equal time buckets, and each keeps the points holding its lowest and highest price in
- * tether and in toman (so every extreme of the whole series survives), in time order; the last
- * point is always kept. A series already short enough comes back as it is.
+ * tether and in toman (so every extreme of the whole series survives), in time order; the first
+ * and last points are always kept. A series already short enough comes back as it is.
  */
 export function downsample(points: readonly PricePoint[], range: HistoryRange): PricePoint[] {
   if (points.length <= range.maxPoints) return [...points];
+  const first = points[0] as PricePoint;
   const last = points.at(-1) as PricePoint;
-  const bucketCount = Math.max(1, Math.floor((range.maxPoints - 1) / 4));
+  const bucketCount = Math.max(1, Math.floor((range.maxPoints - 2) / 4));
   const fromMs = Date.parse(range.from);
   const spanMs = Math.max(1, Date.parse(range.to) - fromMs);
   const kept = new Set<number>();
-  let bucketStart = 0;
+  // The first and last points are kept apart, so a change over the range reads the same thinned or not.
+  let bucketStart = 1;
   while (bucketStart < points.length - 1) {
     const bucket = bucketOf(points[bucketStart] as PricePoint, fromMs, spanMs, bucketCount);
     let end = bucketStart;
@@ -49,7 +48,7 @@ export function downsample(points: readonly PricePoint[], range: HistoryRange): 
     bucketStart = end + 1;
   }
   const indexes = [...kept].sort((a, b) => a - b);
-  return [...indexes.map((index) => points[index] as PricePoint), last];
+  return [first, ...indexes.map((index) => points[index] as PricePoint), last];
 }
 
 function bucketOf(point: PricePoint, fromMs: number, spanMs: number, bucketCount: number): number {

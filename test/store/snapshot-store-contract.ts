@@ -155,7 +155,7 @@ export function describeSnapshotStoreContract(
       );
     });
 
-    it('thins a long history to the points asked for, keeping the lowest, the highest and the last', async () => {
+    it('thins a long history to the points asked for, keeping the first, the lowest, the highest and the last', async () => {
       // BTC climbs by one each minute; a dip at minute 7 and a spike at minute 20 must survive.
       for (let minute = 0; minute < 40; minute++) {
         const draft = draftAt(minute);
@@ -170,6 +170,7 @@ export function describeSnapshotStoreContract(
       const prices = history.map((point) => point.sell_usdt);
       expect(Math.min(...prices)).toBe(10);
       expect(Math.max(...prices)).toBe(99_999);
+      expect(history[0]?.at).toBe(minuteAt(0));
       expect(history.at(-1)?.at).toBe(minuteAt(39));
       const times = history.map((point) => point.at);
       expect(times).toEqual([...times].sort());

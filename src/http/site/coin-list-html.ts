@@ -20,6 +20,7 @@ export const coinListStylesheet = `
 .coin-filter-actions{margin:0;display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center}
 .coin-table th a{white-space:nowrap}
 .coin-table td,.coin-table th{vertical-align:middle}
+.coin-table tbody th{background:none}
 .coin-table tr:target{background:var(--soft);outline:2px solid var(--focus);outline-offset:-2px}
 .coin-table tr{scroll-margin-top:1rem}
 `.trim();

@@ -6,10 +6,10 @@
 export const chartStylesheet = `
 .chart{margin:1.5rem 0}
 .chart-title{font-weight:700;margin-bottom:.25rem}
-.chart-svg{display:block;width:100%;height:auto;max-width:40rem;color:var(--fg)}
+.chart-svg{display:block;width:100%;height:auto;max-width:36rem;color:var(--fg)}
 .chart-grid{stroke:var(--line);stroke-width:1}
 .chart-axis{stroke:var(--muted);stroke-width:1}
-.chart-tick,.chart-axis-label,.chart-mark text{fill:var(--fg);font-size:12px;font-family:inherit}
+.chart-tick,.chart-axis-label,.chart-mark text{fill:var(--fg);font-size:13px;font-family:inherit}
 .chart-axis-label{fill:var(--muted)}
 .chart-line{stroke:var(--link);stroke-width:2;stroke-linejoin:round;stroke-linecap:round}
 .chart-mark circle{fill:var(--bg);stroke:var(--fg);stroke-width:2}

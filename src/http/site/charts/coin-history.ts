@@ -8,7 +8,7 @@ export type PriceHistorySource = Pick<SnapshotStore, 'priceHistory' | 'priceHist
 
 /**
  * Points drawn at most: a day at the default 10-minute refresh is 144 snapshots and is drawn
- * whole; a week (1008) is thinned, keeping its extremes, to what 640 px can show.
+ * whole; a week (1008) is thinned, keeping its extremes, to what a 480-unit-wide chart can show.
  */
 const chartPoints = 200;
 /** A sparkline is 120 px wide. */

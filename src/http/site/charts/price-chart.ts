@@ -24,11 +24,11 @@ export interface PriceChartInput {
   text: ChartText;
 }
 
-const width = 640;
-const height = 260;
+const width = 480;
+const height = 250;
 const margin = { top: 24, right: 16, bottom: 44, bottomLabel: 8, left: 12 };
-/** Average advance of a digit of the 12 px axis font, to make room for the longest tick label. */
-const digitWidth = 7.2;
+/** Average advance of a digit of the 13 px axis font, to make room for the longest tick label. */
+const digitWidth = 7.8;
 /** Rows of the data table at most (besides the low, the high and the last). */
 const tableRows = 24;
 
@@ -97,11 +97,9 @@ function renderSvg(input: PriceChartInput, summary: SeriesSummary): string {
       return `<line class="chart-axis" x1="${at}" x2="${at}" y1="${bottom}" y2="${bottom + 5}"/><text class="chart-tick" x="${at}" y="${bottom + 18}" text-anchor="middle">${escapeHtml(format.formatAxisTime(date.toISOString(), spanMs))}</text>`;
     })
     .join('');
-  const marks = [
-    mark(summary.high, labels.high, 'high', xOf, yOf, format),
-    mark(summary.low, labels.low, 'low', xOf, yOf, format),
-    mark(summary.last, labels.last, 'last', xOf, yOf, format),
-  ].join('');
+  const marks = markedPoints(summary, labels)
+    .map((marked) => mark(marked, xOf, yOf, format))
+    .join('');
   // direction="ltr": time runs left to right on a Persian page too, and text-anchor keeps its meaning.
   return [
     // Named by the caption and described by the summary under it, so nothing is read twice.
@@ -126,23 +124,45 @@ function paddedDomain(summary: SeriesSummary): [number, number] {
   return [low.value - pad, high.value + pad];
 }
 
-/** A dot on a marked point with its word and value beside it, kept inside the plot. */
+interface MarkedPoint {
+  point: ChartPoint;
+  /** Low, high and/or last: a point that is two of them is marked once, with both words. */
+  words: string[];
+  high: boolean;
+  last: boolean;
+}
+
+function markedPoints(summary: SeriesSummary, labels: ChartText['labels']): MarkedPoint[] {
+  const marked = new Map<ChartPoint, MarkedPoint>();
+  const add = (point: ChartPoint, word: string, kind: 'low' | 'high' | 'last') => {
+    const entry = marked.get(point) ?? { point, words: [], high: false, last: false };
+    entry.words.push(word);
+    if (kind === 'high') entry.high = true;
+    if (kind === 'last') entry.last = true;
+    marked.set(point, entry);
+  };
+  add(summary.high, labels.high, 'high');
+  add(summary.low, labels.low, 'low');
+  add(summary.last, labels.last, 'last');
+  return [...marked.values()];
+}
+
+/** A dot on a marked point with its words and value beside it, kept inside the plot. */
 function mark(
-  point: ChartPoint,
-  word: string,
-  kind: 'low' | 'high' | 'last',
+  marked: MarkedPoint,
   xOf: (point: ChartPoint) => number,
   yOf: (point: ChartPoint) => number,
   format: ChartFormat,
 ): string {
-  const cx = xOf(point);
-  const cy = yOf(point);
+  const cx = xOf(marked.point);
+  const cy = yOf(marked.point);
   const anchor = cx > width * 0.7 ? 'end' : cx < width * 0.3 ? 'start' : 'middle';
   const dx = anchor === 'end' ? -8 : anchor === 'start' ? 8 : 0;
   // The high's label goes above its dot, the others' below, unless that leaves the plot.
-  const above = kind === 'high' ? cy - 10 > margin.top : cy + 18 > height - margin.bottom;
+  const above = marked.high ? cy - 10 > margin.top : cy + 18 > height - margin.bottom;
   const ty = round(above ? cy - 9 : cy + 17);
-  return `<g class="chart-mark chart-mark-${kind}"><circle cx="${cx}" cy="${cy}" r="4"/><text x="${round(cx + dx)}" y="${ty}" text-anchor="${anchor}">${escapeHtml(`${word} ${format.formatNumber(point.value)}`)}</text></g>`;
+  const kind = marked.last ? ' chart-mark-last' : '';
+  return `<g class="chart-mark${kind}"><circle cx="${cx}" cy="${cy}" r="4"/><text x="${round(cx + dx)}" y="${ty}" text-anchor="${anchor}">${escapeHtml(`${marked.words.join(', ')} ${format.formatNumber(marked.point.value)}`)}</text></g>`;
 }
 
 /** The data table: evenly spaced rows plus the low, the high and the last, each row's mark named. */
