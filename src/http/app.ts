@@ -155,6 +155,7 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
       rateWindowSeconds: config.NERKH_RATE_WINDOW_SECONDS,
     },
     currentSnapshot,
+    history: deps.snapshots,
     health,
     clock,
   });

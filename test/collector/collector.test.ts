@@ -374,6 +374,8 @@ describe('Collector: commits', () => {
         },
         latestSnapshot: () => slow.latestSnapshot(),
         latestSnapshotId: () => slow.latestSnapshotId(),
+        priceHistory: (symbol, range) => slow.priceHistory(symbol, range),
+        priceHistories: (range) => slow.priceHistories(range),
         putCollectorStatus: (status) => slow.putCollectorStatus(status),
         getCollectorStatus: () => slow.getCollectorStatus(),
       },

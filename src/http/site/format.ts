@@ -28,9 +28,14 @@ export function formatToman(toman: number | null): string {
   return toman === null ? 'not available' : `${groupThousands(String(Math.round(toman)))} toman`;
 }
 
+/** A price without its unit, grouped, every significant digit the API publishes kept (for chart axes). */
+export function formatAmount(value: number): string {
+  return plainDecimal(value, 12);
+}
+
 /** Tether amounts keep every significant digit the API publishes (small coins trade at 0.0000x). */
 export function formatUsdt(usdt: number): string {
-  return `${plainDecimal(usdt, 12)} USDT`;
+  return `${formatAmount(usdt)} USDT`;
 }
 
 export function formatChange(percent: number | null): string {

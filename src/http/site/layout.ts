@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { chartStylesheet } from './charts/chart-style.ts';
+import { coinListStylesheet } from './coin-list-html.ts';
 import { fontPath } from './font.ts';
 import { type Language, languages, pathIn } from './language.ts';
 import { escapeHtml } from './markdown.ts';
@@ -77,6 +79,8 @@ button{font:inherit;font-weight:700;padding:.65rem 1.25rem;min-height:44px;borde
 .site-footer h2{font-size:1rem;border:0;margin:0;padding:0}
 @media (min-width:40rem){h1{font-size:2rem}.site-header{display:flex;align-items:baseline;justify-content:space-between;gap:1rem;flex-wrap:wrap}.site-header nav ul{margin:0}}
 @media (prefers-reduced-motion:reduce){*{scroll-behavior:auto!important}}
+${chartStylesheet}
+${coinListStylesheet}
 `.trim();
 
 const styleHash = createHash('sha256').update(stylesheet).digest('base64');

@@ -1,9 +1,28 @@
 import type { Snapshot } from '../../domain/rates.ts';
 import { type ErrorCode, errorCatalog, errorCodes } from '../error-catalog.ts';
 import type { HealthReport } from '../health-assessment.ts';
+import {
+  type PriceHistorySource,
+  periodSeries,
+  readCoinHistory,
+  sparklinePoints,
+} from './charts/coin-history.ts';
+import { dayMs, rangeEnding } from './charts/price-series.ts';
+import { SnapshotKeyedCache } from './charts/snapshot-keyed-cache.ts';
+import { renderCoinFilter, renderCoinTable } from './coin-list-html.ts';
+import {
+  type CoinListQuery,
+  type CoinSortKey,
+  coinListSearch,
+  defaultCoinListQuery,
+  listCoins,
+  sortedBy,
+} from './coin-list-query.ts';
 import { type ContentName, type ContentSources, fillTemplate, loadContentSources } from './content.ts';
+import { renderHistory, renderTrend } from './history-text.ts';
+import { type HtmlBlock, type SlottedMarkdown, splitBlocks } from './html-blocks.ts';
 import { type Language, languages, pathIn } from './language.ts';
-import { escapeMarkdown } from './markdown.ts';
+import { escapeHtml, escapeMarkdown } from './markdown.ts';
 import type { SiteWords } from './words/site-words.ts';
 import { wordsOf } from './words/words-of.ts';
 
@@ -29,6 +48,8 @@ export interface Page {
   /** One plain-text sentence for search engines and link previews. */
   description: string;
   markdown: string;
+  /** The HTML form's source, when the page adds HTML that Markdown cannot carry (./html-blocks.ts). */
+  html?: SlottedMarkdown;
   /** Nav entry marked current; defaults to the request path. */
   navPath?: string;
   /** False for answers that are not the canonical form of the address (errors, form results). */
@@ -42,6 +63,8 @@ interface PageSources {
   words: SiteWords;
   /** The served snapshot, or null before the first commit. */
   currentSnapshot(): Snapshot | null;
+  /** The stored price history the charts are drawn from. */
+  history: PriceHistorySource;
   health(): Promise<HealthReport>;
   clock(): number;
 }
@@ -65,6 +88,9 @@ export const symbolPattern = /^[A-Za-z0-9]{1,20}$/;
 
 export class SitePages {
   readonly #sources: PageSources;
+  /** Charts and sparklines, drawn once per served snapshot. */
+  readonly #coinHistories = new SnapshotKeyedCache<{ facts: string; charts: string }>();
+  readonly #trends = new SnapshotKeyedCache<Map<string, { html: string; markdown: string }>>();
 
   constructor(sources: PageSources) {
     this.#sources = sources;
@@ -107,6 +133,15 @@ export class SitePages {
 
   fill(name: ContentName, values: Record<string, string> = {}): string {
     return fillTemplate(name, this.#sources.content[name], { ...this.#common(), ...values });
+  }
+
+  /** Both forms of a page whose values include HTML blocks. */
+  #fillForms(name: ContentName, values: Readonly<Record<string, string | HtmlBlock>>) {
+    const { markdownValues, htmlValues, blocks } = splitBlocks(values);
+    return {
+      markdown: this.fill(name, markdownValues),
+      html: { markdown: this.fill(name, htmlValues), blocks },
+    };
   }
 
   overview(): Page {
@@ -168,39 +203,100 @@ export class SitePages {
     };
   }
 
-  coins(): Page {
+  /** The list of coins, filtered and sorted as `query` says. */
+  async coins(query: CoinListQuery = defaultCoinListQuery): Promise<Page> {
     const snapshot = this.#sources.currentSnapshot();
     const { words } = this;
     let summary: string;
-    let coinTable: string;
+    let coinTable: string | HtmlBlock;
     if (snapshot === null) {
       summary = words.coins.noRates;
       coinTable = '';
     } else {
-      summary = words.coins.summary(
+      const labels = words.coins;
+      const rows = listCoins(snapshot.rates, query);
+      const action = this.pageUrl('/coins');
+      const trends = await this.#trends.get(snapshot.id, 'trends', async () => {
+        const range = rangeEnding(snapshot.updated_at, dayMs, sparklinePoints);
+        const histories = await this.#sources.history.priceHistories(range);
+        const rendered = new Map<string, { html: string; markdown: string }>();
+        for (const row of snapshot.rates) {
+          rendered.set(
+            row.symbol,
+            renderTrend(periodSeries(1, 'usdt', range, histories.get(row.symbol) ?? []), words.history),
+          );
+        }
+        return rendered;
+      });
+      const notAvailable = words.history.notAvailable;
+      const trendOf = (symbol: string) =>
+        trends.get(symbol) ?? { html: notAvailable, markdown: notAvailable };
+      summary = labels.summary(
         words.integer(snapshot.rates.length),
         words.time(snapshot.updated_at),
         words.toman(snapshot.usdt_irt),
       );
-      coinTable = [
-        words.coins.tableHeader,
-        '|---|---|---|---|---|---|',
-        ...snapshot.rates.map(
+      if (query.q !== '') {
+        summary += ` ${labels.filterSummary(rows.length, escapeMarkdown(query.q), `${action}${coinListSearch({ ...query, q: '' })}`)}`;
+      }
+      const coinUrl = (symbol: string) => this.pageUrl(`/coins/${encodeURIComponent(symbol)}`);
+      const columns: { label: string; sort?: CoinSortKey; markdownLabel?: string }[] = [
+        { label: labels.columns.symbol, sort: 'symbol' },
+        { label: labels.columns.name, sort: 'name' },
+        { label: labels.columns.usdt, sort: 'usdt' },
+        { label: labels.columns.toman, sort: 'toman' },
+        { label: labels.columns.change, sort: 'change' },
+        { label: labels.columns.trend, markdownLabel: labels.trendMarkdown },
+        { label: labels.columns.asOf, sort: 'as_of' },
+      ];
+      // The Markdown form's headings link to the same sorted lists as the HTML form's.
+      const markdownHeadings = columns.map((column) =>
+        column.sort === undefined
+          ? (column.markdownLabel ?? column.label)
+          : `[${escapeMarkdown(column.label)}](${action}${coinListSearch(sortedBy(query, column.sort))})`,
+      );
+      const markdownTable = [
+        `| ${markdownHeadings.join(' | ')} |`,
+        '|---|---|---|---|---|---|---|',
+        ...rows.map(
           (row) =>
-            `| [${escapeMarkdown(row.symbol)}](${this.pageUrl(`/coins/${encodeURIComponent(row.symbol)}`)}) | ${escapeMarkdown(row.name_fa)} | ${words.usdt(row.sell_usdt)} | ${words.toman(row.sell_irt)} | ${words.change(row.change_24h)} | ${words.time(row.as_of)} |`,
+            `| [${escapeMarkdown(row.symbol)}](${coinUrl(row.symbol)}) | ${escapeMarkdown(row.name_fa)} | ${words.usdt(row.sell_usdt)} | ${words.toman(row.sell_irt)} | ${words.change(row.change_24h)} | ${trendOf(row.symbol).markdown} | ${words.time(row.as_of)} |`,
         ),
       ].join('\n');
+      const html =
+        renderCoinFilter({ action, query, labels: labels.list }) +
+        (rows.length === 0
+          ? ''
+          : renderCoinTable({
+              action,
+              query,
+              labels: labels.list,
+              columns,
+              rows: rows.map((row) => ({
+                id: row.symbol,
+                cells: [
+                  `<a href="${escapeHtml(coinUrl(row.symbol))}">${escapeHtml(row.symbol)}</a>`,
+                  `<span lang="fa" dir="rtl">${escapeHtml(row.name_fa)}</span>`,
+                  escapeHtml(words.usdt(row.sell_usdt)),
+                  escapeHtml(words.toman(row.sell_irt)),
+                  escapeHtml(words.change(row.change_24h)),
+                  trendOf(row.symbol).html,
+                  escapeHtml(words.time(row.as_of)),
+                ],
+              })),
+            }));
+      coinTable = { markdown: rows.length === 0 ? '' : markdownTable, html };
     }
     return {
       status: 200,
       title: words.coins.title,
       description: words.coins.description,
-      markdown: this.fill('coins', { summary, coinTable }),
+      ...this.#fillForms('coins', { summary, coinTable }),
     };
   }
 
   /** The coin page, or null when no listed coin has this symbol (matched case-insensitively). */
-  coin(symbol: string): Page | null {
+  async coin(symbol: string): Promise<Page | null> {
     const snapshot = this.#sources.currentSnapshot();
     if (snapshot === null || !symbolPattern.test(symbol)) return null;
     const wanted = symbol.toUpperCase();
@@ -218,16 +314,25 @@ export class SitePages {
       `| ${labels.asOf} | ${words.time(row.as_of)} (${words.age(row.as_of, nowMs)}) |`,
       `| ${labels.tetherRate} | ${words.toman(snapshot.usdt_irt)} |`,
     ].join('\n');
+    const history = await this.#coinHistories.get(snapshot.id, row.symbol, async () =>
+      renderHistory(
+        row.symbol,
+        await readCoinHistory(this.#sources.history, row.symbol, snapshot.updated_at),
+        words.history,
+      ),
+    );
     return {
       status: 200,
       title: labels.title(row.symbol),
       description: labels.description(row.symbol, row.name_fa),
       navPath: '/coins',
-      markdown: this.fill('coin', {
+      ...this.#fillForms('coin', {
         symbol: escapeMarkdown(row.symbol),
         nameFa: escapeMarkdown(row.name_fa),
         rateTable,
         updatedAt: words.time(snapshot.updated_at),
+        historyFacts: history.facts,
+        historyCharts: { markdown: '', html: history.charts },
       }),
     };
   }

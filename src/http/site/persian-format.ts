@@ -73,3 +73,32 @@ export function ageFa(iso: string, nowMs: number): string {
 export function minutesFa(seconds: number): string {
   return new Intl.NumberFormat('fa-IR', { maximumFractionDigits: 1 }).format(seconds / 60);
 }
+
+/** An amount without its unit, every significant digit the API publishes kept (chart axes and facts). */
+export function amountFa(value: number): string {
+  return usdtFormat.format(value);
+}
+
+const jalaliDayMonth = new Intl.DateTimeFormat('fa-IR-u-ca-persian', {
+  timeZone: 'UTC',
+  day: 'numeric',
+  month: 'long',
+});
+const clockMinutes = new Intl.DateTimeFormat('fa-IR', {
+  timeZone: 'UTC',
+  hour: '2-digit',
+  minute: '2-digit',
+  hourCycle: 'h23',
+});
+
+/** `۱۱ خرداد ۱۴۰۴، ۱۰:۱۹ UTC`: a chart point's time, shorter than `timeFa`. */
+export function shortTimeFa(iso: string): string {
+  const date = new Date(iso);
+  return `${jalaliDate.format(date)}، ${clockMinutes.format(date)} UTC`;
+}
+
+/** A chart's time tick: the hour within two days, the Solar Hijri day and month beyond. */
+export function axisTimeFa(iso: string, spanMs: number): string {
+  const date = new Date(iso);
+  return spanMs <= 2 * 24 * 60 * 60 * 1000 ? clockMinutes.format(date) : jalaliDayMonth.format(date);
+}

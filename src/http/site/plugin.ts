@@ -5,6 +5,12 @@ import type { KeyRequestStore } from '../../store/types.ts';
 import { problem } from '../error-catalog.ts';
 import { pathOf } from '../request-target.ts';
 import {
+  CoinListQuerySchema,
+  type CoinListQueryString,
+  coinListQuery,
+  coinSortKeys,
+} from './coin-list-query.ts';
+import {
   emptyValues,
   errorNotice,
   type FieldErrors,
@@ -17,6 +23,7 @@ import {
 } from './contact-form.ts';
 import { fontPath, readFontFile } from './font.ts';
 import { FormTokens, formCookieName, readCookie } from './form-token.ts';
+import { renderSlotted } from './html-blocks.ts';
 import { chooseHomeLanguage, type Language, languages, pathIn } from './language.ts';
 import { languageAlternates, pageContentSecurityPolicy, renderLayout } from './layout.ts';
 import { createMarkdownRenderer, estimateTokens } from './markdown.ts';
@@ -82,6 +89,7 @@ export async function sitePlugin(app: FastifyInstance, options: SiteOptions): Pr
     formHtml = '',
   ): FastifyReply {
     const sitePath = sitePathOf(pages.language, pathOf(request.url));
+    const render = renderers[pages.language];
     reply.code(page.status).header('Content-Language', pages.language);
     if (!reply.hasHeader('Vary')) reply.header('Vary', 'Accept');
     if (!reply.hasHeader('Cache-Control')) reply.header('Cache-Control', 'no-cache');
@@ -98,7 +106,8 @@ export async function sitePlugin(app: FastifyInstance, options: SiteOptions): Pr
       sitePath,
       title: page.title,
       description: page.description,
-      bodyHtml: renderers[pages.language](page.markdown) + formHtml,
+      bodyHtml:
+        (page.html === undefined ? render(page.markdown) : renderSlotted(render, page.html)) + formHtml,
       ...(page.navPath === undefined ? {} : { navPath: page.navPath }),
       ...(page.canonical === undefined ? {} : { canonical: page.canonical }),
     });
@@ -131,10 +140,22 @@ export async function sitePlugin(app: FastifyInstance, options: SiteOptions): Pr
     app.get(at('/docs/errors'), hide, async (request, reply) =>
       sendPage(request, reply, pages, pages.errors()),
     );
-    app.get(at('/coins'), hide, async (request, reply) => sendPage(request, reply, pages, pages.coins()));
+    app.get<{ Querystring: CoinListQueryString }>(
+      at('/coins'),
+      { schema: { hide: true, querystring: CoinListQuerySchema }, attachValidation: true },
+      async (request, reply) => {
+        if (request.validationError) {
+          throw problem(
+            'invalid-request',
+            `The coins list takes q (at most 40 characters, given once), sort (one of ${coinSortKeys.join(', ')}) and order (asc or desc).`,
+          );
+        }
+        return sendPage(request, reply, pages, await pages.coins(coinListQuery(request.query)));
+      },
+    );
     app.get<{ Params: { symbol: string } }>(at('/coins/:symbol'), hide, async (request, reply) => {
       const { symbol } = request.params;
-      const page = pages.coin(symbol);
+      const page = await pages.coin(symbol);
       if (page !== null) return sendPage(request, reply, pages, page);
       // Programs asking for JSON get the API's problem document; people and agents get a page.
       if (choosePageForm(request.headers.accept) === 'json') {

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { CollectorStatus } from '../../collector/collector-status.ts';
+import { type HistoryRange, type PricePoint, seriesBySymbol } from '../../domain/price-history.ts';
 import type { RateRow, Snapshot, SnapshotDraft } from '../../domain/rates.ts';
 import { StaleTermError } from '../stale-term-error.ts';
 import type { CollectorStatusStore, SnapshotStore } from '../types.ts';
@@ -58,6 +59,28 @@ const latestId = {
   text: 'SELECT coalesce(max(id), 0) AS id FROM snapshots',
 };
 
+/**
+ * The prices inside the stored JSON documents, read out by the database (json_to_recordset) so
+ * only three values per coin and snapshot cross the wire. $3 null: every symbol.
+ */
+const history = {
+  name: 'nerkh-price-history',
+  text: `SELECT r.symbol, s.updated_at AS at, r.sell_usdt, r.sell_irt
+         FROM snapshots s
+         CROSS JOIN LATERAL json_to_recordset(s.rates) AS r(symbol text, sell_usdt float8, sell_irt bigint)
+         WHERE s.updated_at >= $1::timestamptz AND s.updated_at <= $2::timestamptz
+           AND ($3::text IS NULL OR r.symbol = $3::text)
+         ORDER BY s.id`,
+};
+
+interface HistoryRow {
+  symbol: string;
+  at: Date;
+  sell_usdt: number;
+  /** bigint, as a string. */
+  sell_irt: string | null;
+}
+
 export class PostgresSnapshotStore implements SnapshotStore, CollectorStatusStore {
   /**
    * @param term the collector lease term every write is fenced by (`CollectorLease.storeFor`), or
@@ -100,6 +123,30 @@ export class PostgresSnapshotStore implements SnapshotStore, CollectorStatusStor
 
   async latestSnapshotId(): Promise<number> {
     return Number((await this.pool.query<{ id: string }>(latestId)).rows[0]?.id ?? 0);
+  }
+
+  async priceHistory(symbol: string, range: HistoryRange): Promise<PricePoint[]> {
+    return (await this.#histories(range, symbol)).get(symbol) ?? [];
+  }
+
+  async priceHistories(range: HistoryRange): Promise<Map<string, PricePoint[]>> {
+    return this.#histories(range, null);
+  }
+
+  async #histories(range: HistoryRange, symbol: string | null): Promise<Map<string, PricePoint[]>> {
+    const { rows } = await this.pool.query<HistoryRow>({
+      ...history,
+      values: [range.from, range.to, symbol],
+    });
+    return seriesBySymbol(
+      rows.map((row) => ({
+        symbol: row.symbol,
+        at: row.at.toISOString(),
+        sell_usdt: row.sell_usdt,
+        sell_irt: row.sell_irt === null ? null : Number(row.sell_irt),
+      })),
+      range,
+    );
   }
 
   async putCollectorStatus(status: CollectorStatus): Promise<void> {

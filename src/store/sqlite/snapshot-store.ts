@@ -1,4 +1,5 @@
 import type { CollectorStatus } from '../../collector/collector-status.ts';
+import { type HistoryRange, type PricePoint, seriesBySymbol } from '../../domain/price-history.ts';
 import type { RateRow, Snapshot, SnapshotDraft } from '../../domain/rates.ts';
 import type { CollectorStatusStore, SnapshotStore } from '../types.ts';
 import type { SqliteDatabase } from './database.ts';
@@ -11,6 +12,18 @@ interface SnapshotRow {
   rates: string;
 }
 
+type HistoryRow = PricePoint & { symbol: string };
+
+/**
+ * Each snapshot's rates are one JSON document; SQLite's json_each reads the prices out of them
+ * in the database, so only three numbers per coin and snapshot reach JavaScript. `updated_at`
+ * is ISO 8601 in UTC as `toISOString` writes it, so text order is time order.
+ */
+const historySql = `SELECT r.value ->> '$.symbol' AS symbol, s.updated_at AS at,
+         r.value ->> '$.sell_usdt' AS sell_usdt, r.value ->> '$.sell_irt' AS sell_irt
+       FROM snapshots s, json_each(s.rates) r
+       WHERE s.updated_at >= ? AND s.updated_at <= ?`;
+
 export class SqliteSnapshotStore implements SnapshotStore, CollectorStatusStore {
   readonly #insert;
   readonly #prune;
@@ -19,6 +32,8 @@ export class SqliteSnapshotStore implements SnapshotStore, CollectorStatusStore 
   readonly #putStatus;
   readonly #getStatus;
   readonly #commit;
+  readonly #historyOfAll;
+  readonly #historyOfOne;
 
   constructor(
     db: SqliteDatabase,
@@ -36,6 +51,10 @@ export class SqliteSnapshotStore implements SnapshotStore, CollectorStatusStore 
       'INSERT INTO collector_status (id, report) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET report = excluded.report',
     );
     this.#getStatus = db.prepare<[], { report: string }>('SELECT report FROM collector_status WHERE id = 1');
+    this.#historyOfAll = db.prepare<[string, string], HistoryRow>(`${historySql} ORDER BY s.id`);
+    this.#historyOfOne = db.prepare<[string, string, string], HistoryRow>(
+      `${historySql} AND r.value ->> '$.symbol' = ? ORDER BY s.id`,
+    );
     // One transaction: the new row and the pruning become visible together or not at all.
     this.#commit = db.transaction((draft: SnapshotDraft): number => {
       const id = Number(
@@ -66,6 +85,15 @@ export class SqliteSnapshotStore implements SnapshotStore, CollectorStatusStore 
 
   async latestSnapshotId(): Promise<number> {
     return this.#latestId.get()?.id ?? 0;
+  }
+
+  async priceHistory(symbol: string, range: HistoryRange): Promise<PricePoint[]> {
+    const rows = this.#historyOfOne.iterate(range.from, range.to, symbol);
+    return seriesBySymbol(rows, range).get(symbol) ?? [];
+  }
+
+  async priceHistories(range: HistoryRange): Promise<Map<string, PricePoint[]>> {
+    return seriesBySymbol(this.#historyOfAll.iterate(range.from, range.to), range);
   }
 
   async putCollectorStatus(status: CollectorStatus): Promise<void> {

@@ -55,17 +55,49 @@ export const snapshotDraft: SnapshotDraft = {
   ],
 };
 
+const hourMs = 3_600_000;
+const servedAt = Date.parse(snapshotDraft.updated_at);
+
+/**
+ * A week of hourly snapshots before the served one. BTC in tether: 66,000 plus ten per hour of
+ * the day, a spike to 70,000 five hours ago (the 24 h and 7 d high) and a dip to 50,000 thirty
+ * hours ago (the 7 d low, outside the last 24 hours).
+ */
+export function weekOfSnapshots(): SnapshotDraft[] {
+  const drafts: SnapshotDraft[] = [];
+  for (let hoursAgo = 168; hoursAgo >= 1; hoursAgo--) {
+    const btc = hoursAgo === 5 ? 70_000 : hoursAgo === 30 ? 50_000 : 66_000 + (hoursAgo % 24) * 10;
+    drafts.push({
+      ...snapshotDraft,
+      updated_at: new Date(servedAt - hoursAgo * hourMs).toISOString(),
+      rates: snapshotDraft.rates.map((row) =>
+        row.symbol === 'BTC' ? { ...row, sell_usdt: btc, sell_irt: Math.round(btc * 61_250) } : row,
+      ),
+    });
+  }
+  return drafts;
+}
+
 export interface SiteFixture {
   app: FastifyInstance;
   keyRequests: MemoryKeyRequestStore;
+  /** Price history reads the pages made of the store. */
+  historyReads(): number;
   /** Moves the fake clock. */
   advance(ms: number): void;
 }
 
 export async function buildSite(
-  options: { withSnapshot?: boolean; requestsPerHour?: number } = {},
+  options: {
+    withSnapshot?: boolean;
+    requestsPerHour?: number;
+    /** Snapshots committed before the served one, oldest first: the price history. */
+    earlier?: readonly SnapshotDraft[];
+  } = {},
 ): Promise<SiteFixture> {
   const snapshots = new MemorySnapshotStore();
+  for (const draft of options.earlier ?? []) await snapshots.commitSnapshot(draft);
+  let historyReads = 0;
   const snapshot = options.withSnapshot === false ? null : await snapshots.commitSnapshot(snapshotDraft);
   const keyRequests = new MemoryKeyRequestStore();
   let now = fixedNow;
@@ -83,6 +115,16 @@ export async function buildSite(
       rateWindowSeconds: 60,
     },
     currentSnapshot: () => snapshot,
+    history: {
+      priceHistory: (symbol, range) => {
+        historyReads++;
+        return snapshots.priceHistory(symbol, range);
+      },
+      priceHistories: (range) => {
+        historyReads++;
+        return snapshots.priceHistories(range);
+      },
+    },
     health: async () =>
       assessHealth({
         snapshot: snapshot ? { updated_at: snapshot.updated_at, count: snapshot.rates.length } : null,
@@ -104,6 +146,7 @@ export async function buildSite(
   return {
     app,
     keyRequests,
+    historyReads: () => historyReads,
     advance(ms) {
       now += ms;
     },

@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import { errorCatalog } from '../../error-catalog.ts';
+import { englishHistoryWords } from '../english-chart-text.ts';
 import { formatAge, formatChange, formatMinutes, formatTime, formatToman, formatUsdt } from '../format.ts';
 import type { SiteWords } from './site-words.ts';
 
@@ -73,8 +74,27 @@ export const englishWords: SiteWords = {
     noRates: 'No rates have been published yet: the first refresh has not completed.',
     summary: (count, time, tether) =>
       `${count} currencies, refreshed at ${time}. Tether (USDT) sells at ${tether}.`,
-    tableHeader: '| Symbol | Name | Sell (USDT) | Sell (toman) | 24 h | As of |',
+    filterSummary: (count, query, showAll) =>
+      `${count === 0 ? 'None' : `${count} of them`} ${count === 1 ? 'has' : 'have'} a symbol or Persian name containing “${query}”: [show all coins](${showAll}).`,
+    columns: {
+      symbol: 'Symbol',
+      name: 'Name',
+      usdt: 'Sell (USDT)',
+      toman: 'Sell (toman)',
+      change: '24 h',
+      trend: 'Last 24 hours',
+      asOf: 'As of',
+    },
+    trendMarkdown: 'Last 24 hours, low – high (USDT)',
+    list: {
+      table: 'Coins',
+      filter: 'Filter by symbol or Persian name',
+      filterHint: 'For example BTC, eth or بیت‌کوین; part of a name is enough.',
+      apply: 'Filter',
+      sortAction: (order) => (order === 'asc' ? 'sort ascending' : 'sort descending'),
+    },
   },
+  history: englishHistoryWords,
   coin: {
     title: (symbol) => `${symbol} sell rate`,
     description: (symbol, nameFa) => `Current sell rate of ${symbol} (${nameFa}) in tether and toman.`,

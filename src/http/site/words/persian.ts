@@ -1,3 +1,4 @@
+import { persianHistoryWords } from '../persian-chart-text.ts';
 import { ageFa, changeFa, integerFa, minutesFa, timeFa, tomanFa, usdtFa } from '../persian-format.ts';
 import { persianErrors } from './persian-errors.ts';
 import type { SiteWords } from './site-words.ts';
@@ -69,8 +70,27 @@ export const persianWords: SiteWords = {
     description: 'همهٔ ارزهای دیجیتال فهرست با نرخ فروش کنونی‌شان به تتر و تومان.',
     noRates: 'هنوز نرخی منتشر نشده است: نخستین به‌روزرسانی تمام نشده است.',
     summary: (count, time, tether) => `${count} ارز، به‌روزشده در ${time}. نرخ فروش تتر (USDT): ${tether}.`,
-    tableHeader: '| نماد | نام | فروش (تتر) | فروش (تومان) | ۲۴ ساعت | زمان نرخ |',
+    filterSummary: (count, query, showAll) =>
+      `${count === 0 ? 'هیچ ارزی' : `${integerFa(count)} ارز`} نماد یا نام فارسی‌ای شامل «${query}» دارد: [نمایش همهٔ ارزها](${showAll}).`,
+    columns: {
+      symbol: 'نماد',
+      name: 'نام',
+      usdt: 'فروش (تتر)',
+      toman: 'فروش (تومان)',
+      change: '۲۴ ساعت',
+      trend: '۲۴ ساعت گذشته',
+      asOf: 'زمان نرخ',
+    },
+    trendMarkdown: '۲۴ ساعت گذشته، کمینه – بیشینه (تتر)',
+    list: {
+      table: 'ارزها',
+      filter: 'پالایش با نماد یا نام فارسی',
+      filterHint: 'مثلاً BTC، eth یا بیت‌کوین؛ بخشی از نام کافی است.',
+      apply: 'پالایش',
+      sortAction: (order) => (order === 'asc' ? 'مرتب‌سازی صعودی' : 'مرتب‌سازی نزولی'),
+    },
   },
+  history: persianHistoryWords,
   coin: {
     title: (symbol) => `نرخ فروش ${symbol}`,
     description: (symbol, nameFa) => `نرخ فروش کنونی ${nameFa} (${symbol}) به تتر و تومان.`,

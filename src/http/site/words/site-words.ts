@@ -1,4 +1,6 @@
 import type { ErrorCode } from '../../error-catalog.ts';
+import type { CoinListLabels } from '../coin-list-html.ts';
+import type { HistoryWords } from '../history-text.ts';
 import type { Language } from '../language.ts';
 
 /**
@@ -68,8 +70,15 @@ export interface SiteWords {
     description: string;
     noRates: string;
     summary(count: string, time: string, tether: string): string;
-    tableHeader: string;
+    /** After the summary when the list is filtered; `showAll` is the unfiltered list's address. */
+    filterSummary(count: number, query: string, showAll: string): string;
+    columns: Record<'symbol' | 'name' | 'usdt' | 'toman' | 'change' | 'trend' | 'asOf', string>;
+    /** The 24-hour column's heading in the Markdown form, which shows the facts instead of a line. */
+    trendMarkdown: string;
+    list: CoinListLabels;
   };
+  /** Price history: facts, charts and the list's sparklines. */
+  history: HistoryWords;
   coin: {
     title(symbol: string): string;
     description(symbol: string, nameFa: string): string;
