@@ -14,7 +14,7 @@ import { createLogger } from '../../src/logger.ts';
 import { appStoresOf } from '../../src/service.ts';
 import { type OpenedStore, openStore } from '../../src/store/open-store.ts';
 import { markdownOutline } from '../http/site/outline.ts';
-import { snapshotDraft } from '../http/site/site-fixture.ts';
+import { snapshotDraft, weekOfSnapshots } from '../http/site/site-fixture.ts';
 import {
   type AxeViolation,
   axeRun,
@@ -74,15 +74,18 @@ describe.skipIf(!available && !required)('website in Chromium', () => {
     // The fixture's times moved to now, as a running service would show them.
     const shiftMs = Date.now() - 60_000 - Date.parse(snapshotDraft.updated_at);
     const shifted = (iso: string) => new Date(Date.parse(iso) + shiftMs).toISOString();
-    await store.snapshots.commitSnapshot({
-      ...snapshotDraft,
-      updated_at: shifted(snapshotDraft.updated_at),
-      rates: snapshotDraft.rates.map((row) => ({
-        ...row,
-        as_of: shifted(row.as_of),
-        url: `${origin}/coins/${row.symbol}`,
-      })),
-    });
+    // A week of hourly snapshots first, so the coin pages and the list have a history to draw.
+    for (const draft of [...weekOfSnapshots(), snapshotDraft]) {
+      await store.snapshots.commitSnapshot({
+        ...draft,
+        updated_at: shifted(draft.updated_at),
+        rates: draft.rates.map((row) => ({
+          ...row,
+          as_of: shifted(row.as_of),
+          url: `${origin}/coins/${row.symbol}`,
+        })),
+      });
+    }
     app = await buildApp({
       config,
       logger: createLogger('silent'),

@@ -5,7 +5,7 @@ import {
   maxFilterLength,
   sortedBy,
 } from './coin-list-query.ts';
-import { escapeHtml } from './markdown.ts';
+import { escapeHtml, escapeHtmlWithLanguages } from './markdown.ts';
 
 /**
  * The coins list as HTML: a GET filter form and a table whose column headings are sort links and
@@ -66,7 +66,7 @@ export function renderCoinFilter(input: Pick<CoinListInput, 'action' | 'query' |
       ? ''
       : `<input type="hidden" name="sort" value="${escapeHtml(query.sort)}"><input type="hidden" name="order" value="${escapeHtml(query.order)}">`;
   return `<form class="coin-filter" method="get" action="${escapeHtml(action)}" role="search">
-<label for="coin-filter">${escapeHtml(labels.filter)}<span class="hint" id="coin-filter-hint">${escapeHtml(labels.filterHint)}</span></label>
+<label for="coin-filter">${escapeHtml(labels.filter)}<span class="hint" id="coin-filter-hint">${escapeHtmlWithLanguages(labels.filterHint)}</span></label>
 <input id="coin-filter" name="q" type="search" maxlength="${maxFilterLength}" value="${escapeHtml(query.q)}" aria-describedby="coin-filter-hint" autocomplete="off" spellcheck="false">${keepSort}
 <p class="coin-filter-actions"><button type="submit">${escapeHtml(labels.apply)}</button></p>
 </form>\n`;

@@ -53,7 +53,7 @@ code{background:var(--soft);padding:.1em .3em;border-radius:.25rem}
 pre{background:var(--soft);border:1px solid var(--line);border-radius:.375rem;padding:.75rem;overflow-x:auto;line-height:1.45}
 pre code{background:none;padding:0}
 blockquote{margin:1rem 0;padding:.5rem 1rem;border-inline-start:4px solid var(--line);color:var(--muted)}
-.table-scroll{overflow-x:auto;margin:1rem 0;border:1px solid var(--line);border-radius:.375rem}
+.table-scroll{position:relative;overflow-x:auto;margin:1rem 0;border:1px solid var(--line);border-radius:.375rem}
 table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}
 th,td{padding:.45rem .6rem;text-align:start;border-bottom:1px solid var(--line);vertical-align:top}
 th{background:var(--soft)}

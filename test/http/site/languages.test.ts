@@ -4,7 +4,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fontPath } from '../../../src/http/site/font.ts';
 import { projectRoot } from '../../../src/project-root.ts';
 import { markdownOutline } from './outline.ts';
-import { buildSite, pagePaths, persianPagePaths, publicUrl, type SiteFixture } from './site-fixture.ts';
+import {
+  buildSite,
+  pagePaths,
+  persianPagePaths,
+  publicUrl,
+  type SiteFixture,
+  weekOfSnapshots,
+} from './site-fixture.ts';
 
 /**
  * The two languages of the website stay in step: every page source exists in both, and each
@@ -139,5 +146,47 @@ describe('Persian conventions', () => {
     const page = await get('/fa');
     expect(page.headers['content-security-policy']).toContain("font-src 'self'");
     expect(page.body).toContain(`src:url("${fontPath}")`);
+  });
+});
+
+describe('Persian price history', () => {
+  let withHistory: SiteFixture;
+  beforeAll(async () => {
+    withHistory = await buildSite({ earlier: weekOfSnapshots() });
+  });
+  afterAll(async () => {
+    await withHistory.app.close();
+  });
+
+  it('labels the charts in Persian with Persian digits and Solar Hijri times', async () => {
+    const html = (await withHistory.app.inject({ url: '/fa/coins/BTC' })).body;
+    expect(html).toContain(
+      '<figcaption id="chart-1d-usdt-title" class="chart-title">BTC به تتر (USDT)، ۲۴ ساعت گذشته</figcaption>',
+    );
+    expect(html).toContain('قیمت فروش (تومان)');
+    expect(html).toContain(
+      'کمینه ۶۶٬۰۰۰ تتر در ۱۰ خرداد ۱۴۰۴، ۱۰:۲۰ UTC؛ بیشینه ۷۰٬۰۰۰ تتر در ۱۱ خرداد ۱۴۰۴، ۰۵:۲۰ UTC',
+    );
+    expect(html).not.toMatch(/<text[^>]*>[^<]*[0-9][^<]*<\/text>/);
+  });
+
+  it('gives the Markdown form the same facts in Persian', async () => {
+    const markdown = (
+      await withHistory.app.inject({ url: '/fa/coins/BTC', headers: { accept: 'text/markdown' } })
+    ).body;
+    expect(markdown).toContain(
+      '| ۷ روز گذشته، به تتر | ۵۰٬۰۰۰ تتر | ۷۰٬۰۰۰ تتر | ۶۷٬۳۲۱٫۴۵ تتر | \u200e+۲٫۰۰٪ |',
+    );
+  });
+
+  it('names the sparklines of the Persian list in Persian and keeps its sort links under /fa', async () => {
+    const html = (await withHistory.app.inject({ url: '/fa/coins' })).body;
+    expect(html).toContain('aria-label="۲۴ ساعت گذشته: کمینه ۶۶٬۰۰۰ تتر، بیشینه ۷۰٬۰۰۰ تتر، \u200e+۲٫۰۰٪"');
+    expect(html).toContain(`href="${publicUrl}/fa/coins?sort=name&amp;order=asc"`);
+    const filtered = await withHistory.app.inject({
+      url: `/fa/coins?q=${encodeURIComponent('کوین')}`,
+      headers: { accept: 'text/markdown' },
+    });
+    expect(filtered.body).toContain('۱ ارز نماد یا نام فارسی‌ای شامل «کوین» دارد');
   });
 });
