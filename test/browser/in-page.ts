@@ -95,3 +95,21 @@ export const firstVisitBytes = `(() => {
     entries: entries.map((entry) => entry.name + ' ' + entry.decodedBodySize),
   };
 })()`;
+
+/**
+ * SVG texts with Persian letters whose first character is not drawn to the right of their last
+ * one: read right to left, they would come out backwards (`۵ خرداد` as `خرداد ۵`). Bidi control
+ * characters are skipped.
+ */
+export const backwardsPersianSvgText = `(() => {
+  const found = [];
+  for (const text of document.querySelectorAll('svg text')) {
+    const chars = [...(text.textContent || '')];
+    if (!chars.some((char) => /[\\u0621-\\u064A\\u067E-\\u06CC]/.test(char))) continue;
+    const visible = chars.map((char, index) => [char, index]).filter(([char]) => !/[\\u2066-\\u2069\\u200E\\u200F\\s]/.test(char));
+    const first = text.getExtentOfChar(visible[0][1]);
+    const last = text.getExtentOfChar(visible[visible.length - 1][1]);
+    if (first.x <= last.x) found.push(text.textContent);
+  }
+  return found;
+})()`;

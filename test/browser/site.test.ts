@@ -18,6 +18,7 @@ import { snapshotDraft, weekOfSnapshots } from '../http/site/site-fixture.ts';
 import {
   type AxeViolation,
   axeRun,
+  backwardsPersianSvgText,
   firstVisitBytes,
   focusedElement,
   horizontalOverflow,
@@ -217,6 +218,16 @@ describe.skipIf(!available && !required)('website in Chromium', () => {
       expect(used.loaded).toEqual(['Vazirmatn']);
       expect(used.heading).toMatch(/^Vazirmatn,/);
       expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('draws the Persian charts with every Persian text reading right to left', async () => {
+    const { page, close } = await open('/fa/coins/BTC');
+    try {
+      expect(await page.locator('svg text').count()).toBeGreaterThan(20);
+      expect(await page.evaluate<string[]>(backwardsPersianSvgText)).toEqual([]);
     } finally {
       await close();
     }

@@ -8,10 +8,19 @@ import { amountFa, axisTimeFa, changeFa, integerFa, notAvailableFa, shortTimeFa 
 const currencyUnit: Record<PriceCurrency, string> = { usdt: 'تتر', irt: 'تومان' };
 const currencyName: Record<PriceCurrency, string> = { usdt: 'تتر (USDT)', irt: 'تومان' };
 
+/**
+ * A right-to-left isolate (U+2067 … U+2069, UAX #9). The chart's SVG is left to right (time runs
+ * left to right), and inside it Chromium lays `۵ خرداد` or `زمان (UTC)` out in left-to-right
+ * order, which a Persian reader reads backwards; isolated, each text reads right to left.
+ */
+function rightToLeft(text: string): string {
+  return `\u2067${text}\u2069`;
+}
+
 const persianChartFormat: ChartFormat = {
   formatNumber: amountFa,
   formatTime: shortTimeFa,
-  formatAxisTime: axisTimeFa,
+  formatAxisTime: (iso, spanMs) => rightToLeft(axisTimeFa(iso, spanMs)),
   formatChange: changeFa,
 };
 
@@ -27,8 +36,8 @@ function persianChartText(symbol: string, currency: PriceCurrency, days: number)
     format: persianChartFormat,
     labels: {
       title: `${symbol} به ${currencyName[currency]}، ${period}`,
-      valueAxis: `قیمت فروش (${unit})`,
-      timeAxis: 'زمان (UTC)',
+      valueAxis: rightToLeft(`قیمت فروش (${unit})`),
+      timeAxis: rightToLeft('زمان (UTC)'),
       low: 'کمینه',
       high: 'بیشینه',
       last: 'آخرین',
