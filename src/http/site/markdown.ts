@@ -32,7 +32,7 @@ export function escapeHtml(text: string): string {
 }
 
 /** Escapes text for HTML and marks Persian runs with their language and direction. */
-function escapeHtmlWithLanguages(text: string): string {
+export function escapeHtmlWithLanguages(text: string): string {
   let html = '';
   let last = 0;
   for (const match of text.matchAll(persianRun)) {
