@@ -120,10 +120,14 @@ describe.skipIf(!available && !required)('website in Chromium', () => {
   });
 
   /** Opens a page and records every console error, uncaught exception and failed request. */
-  async function open(path: string, options: { width?: number; colorScheme?: 'light' | 'dark' } = {}) {
+  async function open(
+    path: string,
+    options: { width?: number; colorScheme?: 'light' | 'dark'; javaScript?: boolean } = {},
+  ) {
     const context = await browser.newContext({
       viewport: { width: options.width ?? 1280, height: 900 },
       colorScheme: options.colorScheme ?? 'light',
+      javaScriptEnabled: options.javaScript ?? true,
     });
     const page = await context.newPage();
     const problems: string[] = [];
@@ -250,18 +254,72 @@ describe.skipIf(!available && !required)('website in Chromium', () => {
     }
   });
 
-  it.each(['light', 'dark'] as const)(
-    'keeps text contrast at WCAG AA (4.5:1) in the %s scheme',
-    async (colorScheme) => {
-      const { page, close } = await open('/contact', { colorScheme });
-      try {
-        const failures = await page.evaluate<string[]>(lowContrastText);
-        expect(failures).toEqual([]);
-      } finally {
-        await close();
+  it.each([
+    ['/contact', 'light'],
+    ['/contact', 'dark'],
+    ['/coins', 'light'],
+    ['/coins', 'dark'],
+    ['/coins/BTC', 'light'],
+    ['/coins/BTC', 'dark'],
+  ] as const)('keeps text contrast of %s at WCAG AA (4.5:1) in the %s scheme', async (path, colorScheme) => {
+    const { page, close } = await open(path, { colorScheme });
+    try {
+      const failures = await page.evaluate<string[]>(lowContrastText);
+      expect(failures).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('draws the coin page charts, with their summaries and data tables, without script', async () => {
+    const { page, problems, close } = await open('/coins/BTC', { javaScript: false });
+    try {
+      const charts = page.locator('figure.chart svg[role="img"]');
+      expect(await charts.count()).toBe(4);
+      for (const chart of await charts.all()) {
+        const box = await chart.boundingBox();
+        expect(box?.width).toBeGreaterThan(300);
+        expect(box?.height).toBeGreaterThan(150);
       }
-    },
-  );
+      const weekInTether = page.getByRole('img', { name: 'BTC in tether (USDT), last 7 days' });
+      expect(await weekInTether.getAttribute('aria-describedby')).toBe('chart-7d-usdt-summary');
+      expect(await page.locator('#chart-7d-usdt-summary').textContent()).toMatch(/^Low 50,000 USDT at /);
+      await page.getByText('Data table: BTC in USDT, last 7 days').click();
+      const lowRow = page.locator('#chart-7d-usdt tr', { hasText: 'Low' });
+      expect(await lowRow.locator('td').nth(1).textContent()).toBe('50,000');
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('filters the coins list with its form and sorts it with its heading links, without script', async () => {
+    const { page, problems, close } = await open('/coins', { javaScript: false });
+    const rowIds = () =>
+      page.locator('table.coin-table tbody tr').evaluateAll((rows) => rows.map((row) => row.id));
+    try {
+      expect(await page.locator('table.coin-table svg.sparkline').count()).toBe(4);
+      await page.getByRole('link', { name: /^Sell \(USDT\)/ }).click();
+      await page.waitForURL(`${origin}/coins?sort=usdt&order=asc`);
+      expect(await rowIds()).toEqual(['SHIB', 'USDT', 'ETH', 'BTC']);
+      await page.getByRole('link', { name: /^Sell \(USDT\)/ }).click();
+      await page.waitForURL(`${origin}/coins?sort=usdt&order=desc`);
+      expect(await rowIds()).toEqual(['BTC', 'ETH', 'USDT', 'SHIB']);
+      await page.getByLabel('Filter by symbol or Persian name').fill('اتر');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      await page.waitForURL(/q=/);
+      expect(await rowIds()).toEqual(['ETH']);
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+    const anchored = await open('/coins#SHIB');
+    try {
+      expect(await anchored.page.locator('tr:target').getAttribute('id')).toBe('SHIB');
+    } finally {
+      await anchored.close();
+    }
+  });
 
   it('sends the contact form, and the request shows up in `nerkh requests list`', async () => {
     const { page, problems, close } = await open('/contact');

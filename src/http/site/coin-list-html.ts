@@ -10,7 +10,8 @@ import { escapeHtml, escapeHtmlWithLanguages } from './markdown.ts';
 /**
  * The coins list as HTML: a GET filter form and a table whose column headings are sort links and
  * whose rows have the symbol as their id (`/coins#BTC`). Nothing here needs script. Every word
- * comes from the page, in its language; cells arrive as escaped HTML.
+ * comes from the page, in its language (Persian runs inside other text are marked as the Markdown
+ * renderer marks them); cells arrive as escaped HTML.
  */
 
 /** Part of the page's one stylesheet: the filter in a row, the row an anchor points at highlighted. */
@@ -18,6 +19,7 @@ export const coinListStylesheet = `
 .visually-hidden{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
 .coin-filter{gap:.5rem}
 .coin-filter-actions{margin:0;display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center}
+.coin-table th{position:relative}
 .coin-table th a{white-space:nowrap}
 .coin-table td,.coin-table th{vertical-align:middle}
 .coin-table tbody th{background:none}
@@ -66,7 +68,7 @@ export function renderCoinFilter(input: Pick<CoinListInput, 'action' | 'query' |
       ? ''
       : `<input type="hidden" name="sort" value="${escapeHtml(query.sort)}"><input type="hidden" name="order" value="${escapeHtml(query.order)}">`;
   return `<form class="coin-filter" method="get" action="${escapeHtml(action)}" role="search">
-<label for="coin-filter">${escapeHtml(labels.filter)}<span class="hint" id="coin-filter-hint">${escapeHtmlWithLanguages(labels.filterHint)}</span></label>
+<label for="coin-filter">${escapeHtmlWithLanguages(labels.filter)}<span class="hint" id="coin-filter-hint">${escapeHtmlWithLanguages(labels.filterHint)}</span></label>
 <input id="coin-filter" name="q" type="search" maxlength="${maxFilterLength}" value="${escapeHtml(query.q)}" aria-describedby="coin-filter-hint" autocomplete="off" spellcheck="false">${keepSort}
 <p class="coin-filter-actions"><button type="submit">${escapeHtml(labels.apply)}</button></p>
 </form>\n`;

@@ -15,17 +15,17 @@ interface SnapshotRow {
 type HistoryRow = PricePoint & { symbol: string };
 
 /**
- * Each snapshot's rates are one JSON document; SQLite's json_each reads the prices out of them
- * in the database, so only three numbers per coin and snapshot reach JavaScript. `updated_at`
- * is ISO 8601 in UTC as `toISOString` writes it, so text order is time order.
+ * The price points of the snapshots in a time span, oldest first: each snapshot row is matched by
+ * its time (no JSON is decoded), then its points by primary key. `updated_at` is ISO 8601 in UTC
+ * as `toISOString` writes it, so text order is time order.
  */
-const historySql = `SELECT r.value ->> '$.symbol' AS symbol, s.updated_at AS at,
-         r.value ->> '$.sell_usdt' AS sell_usdt, r.value ->> '$.sell_irt' AS sell_irt
-       FROM snapshots s, json_each(s.rates) r
+const historySql = `SELECT p.symbol, s.updated_at AS at, p.sell_usdt, p.sell_irt
+       FROM snapshots s JOIN price_points p ON p.snapshot_id = s.id
        WHERE s.updated_at >= ? AND s.updated_at <= ?`;
 
 export class SqliteSnapshotStore implements SnapshotStore, CollectorStatusStore {
   readonly #insert;
+  readonly #insertPoint;
   readonly #prune;
   readonly #latest;
   readonly #latestId;
@@ -42,6 +42,9 @@ export class SqliteSnapshotStore implements SnapshotStore, CollectorStatusStore 
     this.#insert = db.prepare<[string, string, number | null, string], never>(
       'INSERT INTO snapshots (updated_at, source, usdt_irt, rates) VALUES (?, ?, ?, ?)',
     );
+    this.#insertPoint = db.prepare<[number, string, number, number | null], never>(
+      'INSERT INTO price_points (snapshot_id, symbol, sell_usdt, sell_irt) VALUES (?, ?, ?, ?)',
+    );
     this.#prune = db.prepare<[number], never>('DELETE FROM snapshots WHERE id <= ?');
     this.#latest = db.prepare<[], SnapshotRow>(
       'SELECT id, updated_at, source, usdt_irt, rates FROM snapshots ORDER BY id DESC LIMIT 1',
@@ -53,14 +56,16 @@ export class SqliteSnapshotStore implements SnapshotStore, CollectorStatusStore 
     this.#getStatus = db.prepare<[], { report: string }>('SELECT report FROM collector_status WHERE id = 1');
     this.#historyOfAll = db.prepare<[string, string], HistoryRow>(`${historySql} ORDER BY s.id`);
     this.#historyOfOne = db.prepare<[string, string, string], HistoryRow>(
-      `${historySql} AND r.value ->> '$.symbol' = ? ORDER BY s.id`,
+      `${historySql} AND p.symbol = ? ORDER BY s.id`,
     );
-    // One transaction: the new row and the pruning become visible together or not at all.
+    // One transaction: the new row, its points and the pruning become visible together or not at all.
     this.#commit = db.transaction((draft: SnapshotDraft): number => {
       const id = Number(
         this.#insert.run(draft.updated_at, draft.source, draft.usdt_irt, JSON.stringify(draft.rates))
           .lastInsertRowid,
       );
+      for (const row of draft.rates) this.#insertPoint.run(id, row.symbol, row.sell_usdt, row.sell_irt);
+      // The pruned snapshots' points go with them (ON DELETE CASCADE).
       this.#prune.run(id - this.retention);
       return id;
     });

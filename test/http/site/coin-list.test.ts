@@ -1,16 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { buildSite, publicUrl, type SiteFixture, weekOfSnapshots } from './site-fixture.ts';
+import { describe, expect, it } from 'vitest';
+import { publicUrl, sitePerTest, weekOfSnapshots } from './site-fixture.ts';
 
-let site: SiteFixture | undefined;
-afterEach(async () => {
-  await site?.app.close();
-  site = undefined;
-});
-
-async function get(path: string, accept?: string) {
-  site ??= await buildSite({ earlier: weekOfSnapshots() });
-  return site.app.inject({ method: 'GET', url: path, headers: accept === undefined ? {} : { accept } });
-}
+const { get } = sitePerTest({ earlier: weekOfSnapshots() });
 
 /** The symbols of the list's rows, in order, from their anchors. */
 async function rowIds(path: string): Promise<string[]> {

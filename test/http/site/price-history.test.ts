@@ -1,16 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { buildSite, type SiteFixture, weekOfSnapshots } from './site-fixture.ts';
+import { describe, expect, it } from 'vitest';
+import { sitePerTest, weekOfSnapshots } from './site-fixture.ts';
 
-let site: SiteFixture | undefined;
-afterEach(async () => {
-  await site?.app.close();
-  site = undefined;
-});
-
-async function get(path: string, accept?: string) {
-  site ??= await buildSite({ earlier: weekOfSnapshots() });
-  return site.app.inject({ method: 'GET', url: path, headers: accept === undefined ? {} : { accept } });
-}
+const { get, rebuild, fixture } = sitePerTest({ earlier: weekOfSnapshots() });
 
 describe('coin page price history', () => {
   it('states the 24 h and 7 d low, high, last and change in tether and toman in the Markdown form', async () => {
@@ -56,17 +47,17 @@ describe('coin page price history', () => {
 
   it('reads and draws the history once per snapshot, not per request', async () => {
     await get('/coins/BTC');
-    const reads = site?.historyReads();
+    const reads = fixture()?.historyReads();
     expect(reads).toBe(2);
     await get('/coins/BTC');
     await get('/coins/btc', 'text/markdown');
-    expect(site?.historyReads()).toBe(reads);
+    expect(fixture()?.historyReads()).toBe(reads);
     await get('/coins/ETH');
-    expect(site?.historyReads()).toBe(4);
+    expect(fixture()?.historyReads()).toBe(4);
   });
 
   it('shows a coin whose only stored price is the served one as that price, unchanged', async () => {
-    site = await buildSite();
+    await rebuild({});
     const markdown = (await get('/coins/ETH', 'text/markdown')).body;
     expect(markdown).toContain(
       '| last 24 hours, in USDT | 3,512.8 USDT | 3,512.8 USDT | 3,512.8 USDT | 0.00% |',

@@ -1,4 +1,5 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify';
+import { afterEach } from 'vitest';
 import type { SnapshotDraft } from '../../../src/domain/rates.ts';
 import { assessHealth } from '../../../src/http/health-assessment.ts';
 import { installProblemHandlers } from '../../../src/http/problem-handlers.ts';
@@ -150,6 +151,31 @@ export async function buildSite(
     advance(ms) {
       now += ms;
     },
+  };
+}
+
+type SiteOptions = NonNullable<Parameters<typeof buildSite>[0]>;
+
+/**
+ * A site per test, built on its first request with `options` and closed after the test: `get`
+ * requests a page (with an Accept header if given), `fixture` is the site built so far.
+ */
+export function sitePerTest(options: SiteOptions = {}) {
+  let site: SiteFixture | undefined;
+  afterEach(async () => {
+    await site?.app.close();
+    site = undefined;
+  });
+  return {
+    async get(path: string, accept?: string): Promise<LightMyRequestResponse> {
+      site ??= await buildSite(options);
+      return site.app.inject({ method: 'GET', url: path, headers: accept === undefined ? {} : { accept } });
+    },
+    /** Builds this test's site with other options (before its first request). */
+    async rebuild(other: SiteOptions): Promise<void> {
+      site = await buildSite(other);
+    },
+    fixture: () => site,
   };
 }
 
