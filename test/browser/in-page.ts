@@ -87,12 +87,12 @@ export const axeRun = `axe.run(document, { resultTypes: ['violations'] }).then((
   })),
 )`;
 
-/** Bytes the page and its resources took on this (first, uncached) visit, decoded, by URL. */
+/** Bytes the page and its resources took on this (first, uncached) visit, as sent (compressed), by URL. */
 export const firstVisitBytes = `(() => {
   const entries = [performance.getEntriesByType('navigation')[0], ...performance.getEntriesByType('resource')];
   return {
-    total: entries.reduce((sum, entry) => sum + entry.decodedBodySize, 0),
-    entries: entries.map((entry) => entry.name + ' ' + entry.decodedBodySize),
+    total: entries.reduce((sum, entry) => sum + entry.encodedBodySize, 0),
+    entries: entries.map((entry) => entry.name + ' ' + entry.encodedBodySize + ' (' + entry.decodedBodySize + ' decoded)'),
   };
 })()`;
 

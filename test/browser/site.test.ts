@@ -47,7 +47,7 @@ const bin = join(import.meta.dirname, '../../bin/nerkh.js');
 const englishPages = ['/', '/docs', '/docs/errors', '/coins', '/coins/BTC', '/contact', '/status', '/terms'];
 const persianPages = englishPages.map((path) => (path === '/' ? '/fa' : `/fa${path}`));
 const pages = [...englishPages, ...persianPages];
-/** HTML + CSS + font of a first visit, decoded (the stylesheet is inline; the font is the only other asset). */
+/** HTML + CSS + font of a first visit, as sent (the stylesheet is inline; the font is the only other asset). */
 const firstVisitBudget = 150 * 1024;
 /** axe-core's browser build, evaluated in each page (DevTools evaluation is not subject to the page's CSP). */
 const axeSource = readFileSync(join(import.meta.dirname, '../../node_modules/axe-core/axe.min.js'), 'utf8');

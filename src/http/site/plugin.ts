@@ -28,6 +28,7 @@ import { chooseHomeLanguage, type Language, languages, pathIn } from './language
 import { languageAlternates, pageContentSecurityPolicy, renderLayout } from './layout.ts';
 import { createMarkdownRenderer, estimateTokens } from './markdown.ts';
 import { choosePageForm } from './negotiate.ts';
+import { encodePage } from './page-coding.ts';
 import { type Page, type PagesByLanguage, type SitePages, symbolPattern } from './pages.ts';
 
 interface SiteOptions {
@@ -92,13 +93,15 @@ export async function sitePlugin(app: FastifyInstance, options: SiteOptions): Pr
     const render = renderers[pages.language];
     reply.code(page.status).header('Content-Language', pages.language);
     if (!reply.hasHeader('Vary')) reply.header('Vary', 'Accept');
+    reply.header('Vary', `${String(reply.getHeader('Vary'))}, Accept-Encoding`);
     if (!reply.hasHeader('Cache-Control')) reply.header('Cache-Control', 'no-cache');
     if (page.canonical !== false) appendLink(reply, languageAlternates(publicUrl, sitePath));
     if (choosePageForm(request.headers.accept) === 'markdown') {
-      return reply
-        .type(markdownType)
-        .header('x-markdown-tokens', String(estimateTokens(page.markdown)))
-        .send(page.markdown);
+      return sendEncoded(
+        request,
+        reply.type(markdownType).header('x-markdown-tokens', String(estimateTokens(page.markdown))),
+        page.markdown,
+      );
     }
     const html = renderLayout({
       publicUrl,
@@ -111,10 +114,17 @@ export async function sitePlugin(app: FastifyInstance, options: SiteOptions): Pr
       ...(page.navPath === undefined ? {} : { navPath: page.navPath }),
       ...(page.canonical === undefined ? {} : { canonical: page.canonical }),
     });
-    return reply
-      .type('text/html; charset=utf-8')
-      .header('Content-Security-Policy', pageContentSecurityPolicy)
-      .send(html);
+    return sendEncoded(
+      request,
+      reply.type('text/html; charset=utf-8').header('Content-Security-Policy', pageContentSecurityPolicy),
+      html,
+    );
+  }
+
+  function sendEncoded(request: FastifyRequest, reply: FastifyReply, body: string): FastifyReply {
+    const { coding, bytes } = encodePage(body, request.headers['accept-encoding']);
+    if (coding !== 'identity') reply.header('Content-Encoding', coding);
+    return reply.send(bytes);
   }
 
   // `/` is the only address whose language depends on the request: never a redirect, so the

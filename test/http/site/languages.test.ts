@@ -75,7 +75,7 @@ describe('language of an address', () => {
     const response = await get('/', { 'accept-language': 'fa-IR,fa;q=0.9,en;q=0.5' });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-language']).toBe('fa');
-    expect(response.headers.vary).toBe('Accept, Accept-Language');
+    expect(response.headers.vary).toBe('Accept, Accept-Language, Accept-Encoding');
     expect(response.body).toContain('<html lang="fa" dir="rtl">');
     expect(response.body).toContain(`<link rel="canonical" href="${publicUrl}/fa">`);
   });
@@ -97,7 +97,7 @@ describe('language of an address', () => {
     const english = await get('/docs', { 'accept-language': 'fa' });
     expect(english.statusCode).toBe(200);
     expect(english.headers['content-language']).toBe('en');
-    expect(english.headers.vary).toBe('Accept');
+    expect(english.headers.vary).toBe('Accept, Accept-Encoding');
     const persian = await get('/fa/docs', { 'accept-language': 'en' });
     expect(persian.headers['content-language']).toBe('fa');
   });
