@@ -176,18 +176,21 @@ export class SitePages {
     } else {
       const rows = listCoins(snapshot.rates, query);
       const action = `${publicUrl}/coins`;
-      const trends = await this.#trends.get(snapshot.id, 'en', async () => {
-        const range = rangeEnding(snapshot.updated_at, dayMs, sparklinePoints);
-        const histories = await this.#sources.history.priceHistories(range);
-        const rendered = new Map<string, { html: string; markdown: string }>();
-        for (const row of snapshot.rates) {
-          rendered.set(
-            row.symbol,
-            renderEnglishTrend(periodSeries(1, 'usdt', range, histories.get(row.symbol) ?? [])),
-          );
-        }
-        return rendered;
-      });
+      const trends = await this.#trends
+        .get(snapshot.id, 'en', async () => {
+          const range = rangeEnding(snapshot.updated_at, dayMs, sparklinePoints);
+          const histories = await this.#sources.history.priceHistories(range);
+          const rendered = new Map<string, { html: string; markdown: string }>();
+          for (const row of snapshot.rates) {
+            rendered.set(
+              row.symbol,
+              renderEnglishTrend(periodSeries(1, 'usdt', range, histories.get(row.symbol) ?? [])),
+            );
+          }
+          return rendered;
+        })
+        // The list's rates are served from memory; a store that does not answer costs only the column.
+        .catch(() => new Map<string, { html: string; markdown: string }>());
       const trendOf = (symbol: string) =>
         trends.get(symbol) ?? { html: 'not available', markdown: 'not available' };
       summary = `${snapshot.rates.length} currencies, refreshed at ${formatTime(snapshot.updated_at)}. Tether (USDT) sells at ${formatToman(snapshot.usdt_irt)}.`;
@@ -267,12 +270,14 @@ export class SitePages {
       `| As of | ${formatTime(row.as_of)} (${formatAge(row.as_of, nowMs)}) |`,
       `| Tether rate used | ${formatToman(snapshot.usdt_irt)} |`,
     ].join('\n');
-    const history = await this.#coinHistories.get(snapshot.id, `en:${row.symbol}`, async () =>
-      renderEnglishHistory(
-        row.symbol,
-        await readCoinHistory(this.#sources.history, row.symbol, snapshot.updated_at),
-      ),
-    );
+    const history = await this.#coinHistories
+      .get(snapshot.id, `en:${row.symbol}`, async () =>
+        renderEnglishHistory(
+          row.symbol,
+          await readCoinHistory(this.#sources.history, row.symbol, snapshot.updated_at),
+        ),
+      )
+      .catch(() => historyUnavailable);
     return {
       status: 200,
       title: `${row.symbol} sell rate`,
@@ -366,6 +371,15 @@ export class SitePages {
     };
   }
 }
+
+/**
+ * A coin page whose history the store cannot give now (a PostgreSQL outage): the rates are served
+ * from memory all the same, and the next request tries the store again.
+ */
+const historyUnavailable = {
+  facts: 'The price history cannot be read right now: the store did not answer. The rates above are current.',
+  charts: '',
+};
 
 const coinListLabels: CoinListLabels = {
   table: 'Coins',
