@@ -58,6 +58,8 @@ export const englishHistoryWords: HistoryWords = {
   periodRow: (days, currency) => `${periodName(days)}, in ${currencyUnit[currency]}`,
   factsHeader: '| Period | Low | High | Last | Change |',
   notAvailable: 'not available',
+  unavailable:
+    'The price history cannot be read right now: the store did not answer. The rates above are current.',
   amount: formatAmount,
   change: formatChange,
   trendLabel: (low, high, change) =>

@@ -19,6 +19,8 @@ export interface HistoryWords {
   /** The facts table's header row (Markdown): period, low, high, last, change. */
   factsHeader: string;
   notAvailable: string;
+  /** Said instead of the facts when the store cannot give the history now. */
+  unavailable: string;
   /** An amount without its unit, every significant digit kept. */
   amount(value: number): string;
   change(percent: number): string;

@@ -216,18 +216,21 @@ export class SitePages {
       const labels = words.coins;
       const rows = listCoins(snapshot.rates, query);
       const action = this.pageUrl('/coins');
-      const trends = await this.#trends.get(snapshot.id, 'trends', async () => {
-        const range = rangeEnding(snapshot.updated_at, dayMs, sparklinePoints);
-        const histories = await this.#sources.history.priceHistories(range);
-        const rendered = new Map<string, { html: string; markdown: string }>();
-        for (const row of snapshot.rates) {
-          rendered.set(
-            row.symbol,
-            renderTrend(periodSeries(1, 'usdt', range, histories.get(row.symbol) ?? []), words.history),
-          );
-        }
-        return rendered;
-      });
+      const trends = await this.#trends
+        .get(snapshot.id, 'trends', async () => {
+          const range = rangeEnding(snapshot.updated_at, dayMs, sparklinePoints);
+          const histories = await this.#sources.history.priceHistories(range);
+          const rendered = new Map<string, { html: string; markdown: string }>();
+          for (const row of snapshot.rates) {
+            rendered.set(
+              row.symbol,
+              renderTrend(periodSeries(1, 'usdt', range, histories.get(row.symbol) ?? []), words.history),
+            );
+          }
+          return rendered;
+        })
+        // The list's rates are served from memory; a store that does not answer costs only the column.
+        .catch(() => new Map<string, { html: string; markdown: string }>());
       const notAvailable = words.history.notAvailable;
       const trendOf = (symbol: string) =>
         trends.get(symbol) ?? { html: notAvailable, markdown: notAvailable };
@@ -314,13 +317,17 @@ export class SitePages {
       `| ${labels.asOf} | ${words.time(row.as_of)} (${words.age(row.as_of, nowMs)}) |`,
       `| ${labels.tetherRate} | ${words.toman(snapshot.usdt_irt)} |`,
     ].join('\n');
-    const history = await this.#coinHistories.get(snapshot.id, row.symbol, async () =>
-      renderHistory(
-        row.symbol,
-        await readCoinHistory(this.#sources.history, row.symbol, snapshot.updated_at),
-        words.history,
-      ),
-    );
+    const history = await this.#coinHistories
+      .get(snapshot.id, row.symbol, async () =>
+        renderHistory(
+          row.symbol,
+          await readCoinHistory(this.#sources.history, row.symbol, snapshot.updated_at),
+          words.history,
+        ),
+      )
+      // A store that does not answer (a PostgreSQL outage) costs the page its charts, never the
+      // page: the rates are served from memory, and the next request tries the store again.
+      .catch(() => ({ facts: words.history.unavailable, charts: '' }));
     return {
       status: 200,
       title: labels.title(row.symbol),

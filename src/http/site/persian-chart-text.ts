@@ -56,6 +56,7 @@ export const persianHistoryWords: HistoryWords = {
   periodRow: (days, currency) => `${periodName(days)}، به ${currencyUnit[currency]}`,
   factsHeader: '| دوره | کمینه | بیشینه | آخرین | تغییر |',
   notAvailable: notAvailableFa,
+  unavailable: 'تاریخچهٔ قیمت اکنون خوانده نمی‌شود: انبارهٔ داده پاسخ نداد. نرخ‌های بالا به‌روزند.',
   amount: amountFa,
   change: changeFa,
   trendLabel: (low, high, change) =>

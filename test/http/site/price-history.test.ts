@@ -63,4 +63,18 @@ describe('coin page price history', () => {
       '| last 24 hours, in USDT | 3,512.8 USDT | 3,512.8 USDT | 3,512.8 USDT | 0.00% |',
     );
   });
+
+  it('serves the coin page and the list from memory when the store cannot give the history, and tries again', async () => {
+    await rebuild({ earlier: weekOfSnapshots(), historyFails: true });
+    const page = await get('/coins/BTC', 'text/markdown');
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('| Sell rate in tether | 67,321.45 USDT |');
+    expect(page.body).toContain('The price history cannot be read right now: the store did not answer.');
+    const list = await get('/coins', 'text/markdown');
+    expect(list.statusCode).toBe(200);
+    expect(list.body).toContain('| not available | 2025-06-01 10:19:42 UTC |');
+    const reads = fixture()?.historyReads() ?? 0;
+    await get('/coins/BTC');
+    expect(fixture()?.historyReads()).toBeGreaterThan(reads);
+  });
 });

@@ -94,6 +94,8 @@ export async function buildSite(
     requestsPerHour?: number;
     /** Snapshots committed before the served one, oldest first: the price history. */
     earlier?: readonly SnapshotDraft[];
+    /** The store fails every history read, as during a database outage. */
+    historyFails?: boolean;
   } = {},
 ): Promise<SiteFixture> {
   const snapshots = new MemorySnapshotStore();
@@ -117,12 +119,14 @@ export async function buildSite(
     },
     currentSnapshot: () => snapshot,
     history: {
-      priceHistory: (symbol, range) => {
+      priceHistory: async (symbol, range) => {
         historyReads++;
+        if (options.historyFails) throw new Error('connection refused');
         return snapshots.priceHistory(symbol, range);
       },
-      priceHistories: (range) => {
+      priceHistories: async (range) => {
         historyReads++;
+        if (options.historyFails) throw new Error('connection refused');
         return snapshots.priceHistories(range);
       },
     },

@@ -11,8 +11,11 @@ export type PriceHistorySource = Pick<SnapshotStore, 'priceHistory' | 'priceHist
  * whole; a week (1008) is thinned, keeping its extremes, to what a 480-unit-wide chart can show.
  */
 const chartPoints = 200;
-/** A sparkline is 120 px wide. */
-export const sparklinePoints = 49;
+/**
+ * A sparkline is 120 px wide: 26 points (the first, the last and the extremes of six buckets) draw
+ * its shape, and keep a list of 150 coins light (each line about 200 bytes).
+ */
+export const sparklinePoints = 26;
 
 /** One currency over one span: the points to draw and what they say. */
 export interface PeriodSeries {

@@ -35,7 +35,7 @@ export function renderSparkline(input: SparklineInput): string {
     .range([inset, width - inset]);
   const xOf = (point: ChartPoint) => x(Date.parse(point.at));
   const yOf = (point: ChartPoint) => y(point.value);
-  const path = line<ChartPoint>().x(xOf).y(yOf).digits(1)(points as ChartPoint[]) ?? '';
+  const path = line<ChartPoint>().x(xOf).y(yOf).digits(0)(points as ChartPoint[]) ?? '';
   const last = points.at(-1) as ChartPoint;
-  return `<svg class="sparkline" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${escapeHtml(label)}" direction="ltr" focusable="false"><path class="chart-line" d="${path}" fill="none"/><circle class="sparkline-last" cx="${xOf(last).toFixed(1)}" cy="${yOf(last).toFixed(1)}" r="2.5"/></svg>`;
+  return `<svg class="sparkline" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${escapeHtml(label)}" direction="ltr" focusable="false"><path class="chart-line" d="${path}" fill="none"/><circle class="sparkline-last" cx="${Math.round(xOf(last))}" cy="${Math.round(yOf(last))}" r="2.5"/></svg>`;
 }
