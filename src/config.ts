@@ -62,7 +62,11 @@ export const ConfigSchema = Type.Object({
   NERKH_FORM_SECRET: Type.Optional(Type.String({ minLength: 32 })),
   NERKH_MARKUP_OVERRIDES: Type.String({ default: '' }),
   NERKH_MAX_JUMP_PCT: Type.Number({ exclusiveMinimum: 0, default: 50 }),
-  NERKH_SNAPSHOT_RETENTION: Type.Integer({ minimum: 1, default: 1000 }),
+  /**
+   * Snapshots kept; the price charts draw up to 7 days of them. The default keeps 8⅓ days at the
+   * default 10-minute refresh, leaving room for the extra commit each restart makes.
+   */
+  NERKH_SNAPSHOT_RETENTION: Type.Integer({ minimum: 1, default: 1200 }),
   /**
    * Proxies whose X-Forwarded-For is believed when finding the client address (used to pause key
    * guessing per client): empty = none (the socket peer is the client); a number = that many hops;

@@ -2,6 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.ts';
 
 describe('loadConfig', () => {
+  it('keeps at least the 7 days the price charts draw, at the default refresh', () => {
+    const config = loadConfig({});
+    expect(config.NERKH_SNAPSHOT_RETENTION * config.NERKH_REFRESH_SECONDS).toBeGreaterThanOrEqual(7 * 86_400);
+  });
+
   it('applies the documented defaults', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({

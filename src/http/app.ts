@@ -36,8 +36,7 @@ import { behindApiKey } from './routes/behind-api-key.ts';
 import { healthRoutes } from './routes/health.ts';
 import { ratesRoutes } from './routes/rates.ts';
 import { serviceSecurityHeaders } from './security-headers.ts';
-import { loadContentSources } from './site/content.ts';
-import { SitePages } from './site/pages.ts';
+import { sitePagesByLanguage } from './site/pages.ts';
 import { sitePlugin } from './site/plugin.ts';
 import { SnapshotCache } from './snapshot-cache.ts';
 
@@ -167,7 +166,7 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
     refreshSeconds: config.NERKH_REFRESH_SECONDS,
     releaseId: packageJson.version,
   });
-  const pages = new SitePages({
+  const pages = sitePagesByLanguage({
     settings: {
       publicUrl: config.publicUrl,
       disclaimer: config.NERKH_DISCLAIMER,
@@ -176,8 +175,8 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
       rateLimit: config.NERKH_RATE_LIMIT,
       rateWindowSeconds: config.NERKH_RATE_WINDOW_SECONDS,
     },
-    content: loadContentSources(),
     currentSnapshot,
+    history: deps.snapshots,
     health,
     clock,
   });
@@ -217,7 +216,7 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
     formSecret: config.NERKH_FORM_SECRET ?? randomBytes(32),
     clock,
   });
-  await app.register(discoveryPlugin, { pages });
+  await app.register(discoveryPlugin, { pages: pages.en });
 
   await firstSnapshot;
   await authenticator.start();

@@ -1,4 +1,5 @@
 import type { CollectorStatus } from '../collector/collector-status.ts';
+import type { HistoryRange, PricePoint } from '../domain/price-history.ts';
 import type { Snapshot, SnapshotDraft } from '../domain/rates.ts';
 import type { ApiKeyRecord } from '../keys/api-key-record.ts';
 import type {
@@ -20,6 +21,13 @@ export interface SnapshotStore {
   latestSnapshot(): Promise<Snapshot | null>;
   /** Id of the last committed snapshot (0 before the first): a cheap poll for readers in other processes. */
   latestSnapshotId(): Promise<number>;
+  /**
+   * The sell prices of `symbol` (exactly as stored, upper case) in the retained snapshots inside
+   * `range`, oldest first, thinned by `downsample` (src/domain/price-history.ts); empty when none.
+   */
+  priceHistory(symbol: string, range: HistoryRange): Promise<PricePoint[]>;
+  /** The same for every symbol at once (one read, for the coins list's sparklines), keyed by symbol. */
+  priceHistories(range: HistoryRange): Promise<Map<string, PricePoint[]>>;
 }
 
 /** The collector reports its health here so API-only instances can serve it (docs/architecture.md#backends). */

@@ -68,3 +68,48 @@ export const lowContrastText = `(() => {
   }
   return found;
 })()`;
+
+/** What the test reports of an axe-core violation: the rule, its impact and the elements. */
+export interface AxeViolation {
+  id: string;
+  impact: string;
+  help: string;
+  targets: string[];
+}
+
+/** Runs axe-core (evaluated into the page first) with its default rules: WCAG 2.x A and AA and best practices. */
+export const axeRun = `axe.run(document, { resultTypes: ['violations'] }).then((result) =>
+  result.violations.map((violation) => ({
+    id: violation.id,
+    impact: violation.impact,
+    help: violation.help,
+    targets: violation.nodes.map((node) => node.target.join(' ')),
+  })),
+)`;
+
+/** Bytes the page and its resources took on this (first, uncached) visit, as sent (compressed), by URL. */
+export const firstVisitBytes = `(() => {
+  const entries = [performance.getEntriesByType('navigation')[0], ...performance.getEntriesByType('resource')];
+  return {
+    total: entries.reduce((sum, entry) => sum + entry.encodedBodySize, 0),
+    entries: entries.map((entry) => entry.name + ' ' + entry.encodedBodySize + ' (' + entry.decodedBodySize + ' decoded)'),
+  };
+})()`;
+
+/**
+ * SVG texts with Persian letters whose first character is not drawn to the right of their last
+ * one: read right to left, they would come out backwards (`۵ خرداد` as `خرداد ۵`). Bidi control
+ * characters are skipped.
+ */
+export const backwardsPersianSvgText = `(() => {
+  const found = [];
+  for (const text of document.querySelectorAll('svg text')) {
+    const chars = [...(text.textContent || '')];
+    if (!chars.some((char) => /[\\u0621-\\u064A\\u067E-\\u06CC]/.test(char))) continue;
+    const visible = chars.map((char, index) => [char, index]).filter(([char]) => !/[\\u2066-\\u2069\\u200E\\u200F\\s]/.test(char));
+    const first = text.getExtentOfChar(visible[0][1]);
+    const last = text.getExtentOfChar(visible[visible.length - 1][1]);
+    if (first.x <= last.x) found.push(text.textContent);
+  }
+  return found;
+})()`;

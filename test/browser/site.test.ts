@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -14,8 +14,12 @@ import { createLogger } from '../../src/logger.ts';
 import { appStoresOf } from '../../src/service.ts';
 import { type OpenedStore, openStore } from '../../src/store/open-store.ts';
 import { markdownOutline } from '../http/site/outline.ts';
-import { snapshotDraft } from '../http/site/site-fixture.ts';
+import { snapshotDraft, weekOfSnapshots } from '../http/site/site-fixture.ts';
 import {
+  type AxeViolation,
+  axeRun,
+  backwardsPersianSvgText,
+  firstVisitBytes,
   focusedElement,
   horizontalOverflow,
   lowContrastText,
@@ -24,10 +28,12 @@ import {
 } from './in-page.ts';
 
 /**
- * The website in real headless Chromium (Debian's /usr/bin/chromium driven by playwright-core):
- * pages render without console errors or CSP violations, reflow on a phone, keep focus visible,
- * meet contrast, and the contact form reaches `nerkh requests list`. Screenshots of the main pages
- * go to test-artifacts/ for a person to look at.
+ * The website in real headless Chromium (Debian's /usr/bin/chromium driven by playwright-core),
+ * every page in English and in Persian: pages render without console errors, CSP violations or
+ * requests to other sites, axe-core finds no accessibility violation in the light or the dark
+ * scheme, a first visit stays within the size budget, pages reflow on a phone, focus stays
+ * visible, and the contact form reaches `nerkh requests list`. Screenshots of the main pages go to
+ * test-artifacts/ for a person to look at.
  */
 const chromiumPath = '/usr/bin/chromium';
 const required = process.env.NERKH_REQUIRE_CHROMIUM === '1';
@@ -38,7 +44,7 @@ if (!available && !required) {
 
 const artifacts = join(import.meta.dirname, '../../test-artifacts');
 const bin = join(import.meta.dirname, '../../bin/nerkh.js');
-const pages = [
+const englishPages = [
   '/',
   '/docs',
   '/docs/errors',
@@ -49,6 +55,12 @@ const pages = [
   '/terms',
   '/clients',
 ];
+const persianPages = englishPages.map((path) => (path === '/' ? '/fa' : `/fa${path}`));
+const pages = [...englishPages, ...persianPages];
+/** HTML + CSS + font of a first visit, as sent (the stylesheet is inline; the font is the only other asset). */
+const firstVisitBudget = 150 * 1024;
+/** axe-core's browser build, evaluated in each page (DevTools evaluation is not subject to the page's CSP). */
+const axeSource = readFileSync(join(import.meta.dirname, '../../node_modules/axe-core/axe.min.js'), 'utf8');
 
 describe.skipIf(!available && !required)('website in Chromium', () => {
   let dataDir: string;
@@ -73,15 +85,18 @@ describe.skipIf(!available && !required)('website in Chromium', () => {
     // The fixture's times moved to now, as a running service would show them.
     const shiftMs = Date.now() - 60_000 - Date.parse(snapshotDraft.updated_at);
     const shifted = (iso: string) => new Date(Date.parse(iso) + shiftMs).toISOString();
-    await store.snapshots.commitSnapshot({
-      ...snapshotDraft,
-      updated_at: shifted(snapshotDraft.updated_at),
-      rates: snapshotDraft.rates.map((row) => ({
-        ...row,
-        as_of: shifted(row.as_of),
-        url: `${origin}/coins/${row.symbol}`,
-      })),
-    });
+    // A week of hourly snapshots first, so the coin pages and the list have a history to draw.
+    for (const draft of [...weekOfSnapshots(), snapshotDraft]) {
+      await store.snapshots.commitSnapshot({
+        ...draft,
+        updated_at: shifted(draft.updated_at),
+        rates: draft.rates.map((row) => ({
+          ...row,
+          as_of: shifted(row.as_of),
+          url: `${origin}/coins/${row.symbol}`,
+        })),
+      });
+    }
     app = await buildApp({
       config,
       logger: createLogger('silent'),
@@ -115,10 +130,14 @@ describe.skipIf(!available && !required)('website in Chromium', () => {
   });
 
   /** Opens a page and records every console error, uncaught exception and failed request. */
-  async function open(path: string, options: { width?: number; colorScheme?: 'light' | 'dark' } = {}) {
+  async function open(
+    path: string,
+    options: { width?: number; colorScheme?: 'light' | 'dark'; javaScript?: boolean } = {},
+  ) {
     const context = await browser.newContext({
       viewport: { width: options.width ?? 1280, height: 900 },
       colorScheme: options.colorScheme ?? 'light',
+      javaScriptEnabled: options.javaScript ?? true,
     });
     const page = await context.newPage();
     const problems: string[] = [];
@@ -128,6 +147,10 @@ describe.skipIf(!available && !required)('website in Chromium', () => {
     });
     page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
     page.on('requestfailed', (request) => problems.push(`requestfailed: ${request.url()}`));
+    page.on('request', (request) => {
+      if (!request.url().startsWith(`${origin}/`) && !request.url().startsWith('data:'))
+        problems.push(`request to another site: ${request.url()}`);
+    });
     const response = await page.goto(`${origin}${path}`);
     return { page, problems, status: response?.status(), close: () => context.close() };
   }
@@ -136,7 +159,9 @@ describe.skipIf(!available && !required)('website in Chromium', () => {
     const { page, problems, status, close } = await open(path);
     try {
       expect(status).toBe(200);
-      expect(await page.locator('html').getAttribute('lang')).toBe('en');
+      const persian = path.startsWith('/fa');
+      expect(await page.locator('html').getAttribute('lang')).toBe(persian ? 'fa' : 'en');
+      expect(await page.locator('html').getAttribute('dir')).toBe(persian ? 'rtl' : 'ltr');
       expect(await page.locator('main h1').count()).toBe(1);
       expect(await page.locator('main h1').isVisible()).toBe(true);
       // Persian text is always marked up with its language and direction.
@@ -169,6 +194,59 @@ describe.skipIf(!available && !required)('website in Chromium', () => {
     }
   });
 
+  describe.each(['light', 'dark'] as const)('in the %s scheme', (colorScheme) => {
+    it.each(pages)('%s has no accessibility violations (axe-core)', async (path) => {
+      const { page, close } = await open(path, { colorScheme });
+      try {
+        await page.evaluate(axeSource);
+        const violations = await page.evaluate<AxeViolation[]>(axeRun);
+        expect(violations).toEqual([]);
+      } finally {
+        await close();
+      }
+    });
+  });
+
+  it.each(pages)(
+    `%s stays within ${firstVisitBudget / 1024} kB of HTML, CSS and font on a first visit`,
+    async (path) => {
+      const { page, close } = await open(path);
+      try {
+        await page.evaluate('document.fonts.ready');
+        const bytes = await page.evaluate<{ total: number; entries: string[] }>(firstVisitBytes);
+        expect(bytes.total, bytes.entries.join(', ')).toBeLessThanOrEqual(firstVisitBudget);
+      } finally {
+        await close();
+      }
+    },
+  );
+
+  it('draws Persian pages in the Vazirmatn font the site serves itself', async () => {
+    const { page, problems, close } = await open('/fa/coins/BTC');
+    try {
+      await page.evaluate('document.fonts.ready');
+      const used = await page.evaluate<{ loaded: string[]; heading: string }>(`({
+        loaded: [...document.fonts].filter((face) => face.status === 'loaded').map((face) => face.family),
+        heading: getComputedStyle(document.querySelector('main h1')).fontFamily,
+      })`);
+      expect(used.loaded).toEqual(['Vazirmatn']);
+      expect(used.heading).toMatch(/^Vazirmatn,/);
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('draws the Persian charts with every Persian text reading right to left', async () => {
+    const { page, close } = await open('/fa/coins/BTC');
+    try {
+      expect(await page.locator('svg text').count()).toBeGreaterThan(20);
+      expect(await page.evaluate<string[]>(backwardsPersianSvgText)).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
   it('offers a skip link first and shows a visible focus ring', async () => {
     const { page, close } = await open('/docs');
     try {
@@ -186,18 +264,72 @@ describe.skipIf(!available && !required)('website in Chromium', () => {
     }
   });
 
-  it.each(['light', 'dark'] as const)(
-    'keeps text contrast at WCAG AA (4.5:1) in the %s scheme',
-    async (colorScheme) => {
-      const { page, close } = await open('/contact', { colorScheme });
-      try {
-        const failures = await page.evaluate<string[]>(lowContrastText);
-        expect(failures).toEqual([]);
-      } finally {
-        await close();
+  it.each([
+    ['/contact', 'light'],
+    ['/contact', 'dark'],
+    ['/coins', 'light'],
+    ['/coins', 'dark'],
+    ['/coins/BTC', 'light'],
+    ['/coins/BTC', 'dark'],
+  ] as const)('keeps text contrast of %s at WCAG AA (4.5:1) in the %s scheme', async (path, colorScheme) => {
+    const { page, close } = await open(path, { colorScheme });
+    try {
+      const failures = await page.evaluate<string[]>(lowContrastText);
+      expect(failures).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('draws the coin page charts, with their summaries and data tables, without script', async () => {
+    const { page, problems, close } = await open('/coins/BTC', { javaScript: false });
+    try {
+      const charts = page.locator('figure.chart svg[role="img"]');
+      expect(await charts.count()).toBe(4);
+      for (const chart of await charts.all()) {
+        const box = await chart.boundingBox();
+        expect(box?.width).toBeGreaterThan(300);
+        expect(box?.height).toBeGreaterThan(150);
       }
-    },
-  );
+      const weekInTether = page.getByRole('img', { name: 'BTC in tether (USDT), last 7 days' });
+      expect(await weekInTether.getAttribute('aria-describedby')).toBe('chart-7d-usdt-summary');
+      expect(await page.locator('#chart-7d-usdt-summary').textContent()).toMatch(/^Low 50,000 USDT at /);
+      await page.getByText('Data table: BTC in USDT, last 7 days').click();
+      const lowRow = page.locator('#chart-7d-usdt tr', { hasText: 'Low' });
+      expect(await lowRow.locator('td').nth(1).textContent()).toBe('50,000');
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('filters the coins list with its form and sorts it with its heading links, without script', async () => {
+    const { page, problems, close } = await open('/coins', { javaScript: false });
+    const rowIds = () =>
+      page.locator('table.coin-table tbody tr').evaluateAll((rows) => rows.map((row) => row.id));
+    try {
+      expect(await page.locator('table.coin-table svg.sparkline').count()).toBe(4);
+      await page.getByRole('link', { name: /^Sell \(USDT\)/ }).click();
+      await page.waitForURL(`${origin}/coins?sort=usdt&order=asc`);
+      expect(await rowIds()).toEqual(['SHIB', 'USDT', 'ETH', 'BTC']);
+      await page.getByRole('link', { name: /^Sell \(USDT\)/ }).click();
+      await page.waitForURL(`${origin}/coins?sort=usdt&order=desc`);
+      expect(await rowIds()).toEqual(['BTC', 'ETH', 'USDT', 'SHIB']);
+      await page.getByLabel('Filter by symbol or Persian name').fill('اتر');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      await page.waitForURL(/q=/);
+      expect(await rowIds()).toEqual(['ETH']);
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+    const anchored = await open('/coins#SHIB');
+    try {
+      expect(await anchored.page.locator('tr:target').getAttribute('id')).toBe('SHIB');
+    } finally {
+      await anchored.close();
+    }
+  });
 
   it('sends the contact form, and the request shows up in `nerkh requests list`', async () => {
     const { page, problems, close } = await open('/contact');
@@ -247,27 +379,24 @@ describe.skipIf(!available && !required)('website in Chromium', () => {
     }
   });
 
-  it('saves screenshots of the overview, the docs and a coin page', async () => {
+  it('saves screenshots of the overview, the coins list and a coin page in both languages', async () => {
     for (const [path, name] of [
       ['/', 'overview'],
-      ['/docs', 'docs'],
+      ['/coins', 'coins'],
       ['/coins/BTC', 'coin-btc'],
+      ['/fa/coins/BTC', 'fa-coin-btc'],
     ] as const) {
-      for (const [width, suffix] of [
-        [1280, 'desktop'],
-        [375, 'mobile'],
-      ] as const) {
-        const { page, close } = await open(path, { width });
+      for (const width of [1280, 390]) {
+        const { page, problems, close } = await open(path, { width });
         try {
-          await page.screenshot({
-            path: join(artifacts, `${name}-${suffix}.png`),
-            fullPage: suffix === 'mobile',
-          });
+          await page.evaluate('document.fonts.ready');
+          await page.screenshot({ path: join(artifacts, `${name}-${width}.png`), fullPage: true });
+          expect(problems).toEqual([]);
         } finally {
           await close();
         }
       }
     }
-    expect(existsSync(join(artifacts, 'coin-btc-desktop.png'))).toBe(true);
+    expect(existsSync(join(artifacts, 'fa-coin-btc-390.png'))).toBe(true);
   });
 });

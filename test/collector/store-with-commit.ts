@@ -10,6 +10,8 @@ export function storeWithCommit(
     commitSnapshot,
     latestSnapshot: () => store.latestSnapshot(),
     latestSnapshotId: () => store.latestSnapshotId(),
+    priceHistory: (symbol, range) => store.priceHistory(symbol, range),
+    priceHistories: (range) => store.priceHistories(range),
     putCollectorStatus: (status) => store.putCollectorStatus(status),
     getCollectorStatus: () => store.getCollectorStatus(),
   };

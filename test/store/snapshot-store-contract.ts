@@ -120,6 +120,62 @@ export function describeSnapshotStoreContract(
       expect(await store.latestSnapshot()).toMatchObject(draftAt(3));
     });
 
+    const minuteAt = (minute: number) => new Date(Date.UTC(2026, 2, 1, 10, minute)).toISOString();
+
+    it('has no price history before the first commit', async () => {
+      const range = { from: minuteAt(0), to: minuteAt(60), maxPoints: 100 };
+      expect(await store.priceHistory('BTC', range)).toEqual([]);
+      expect(await store.priceHistories(range)).toEqual(new Map());
+    });
+
+    it("reads one symbol's sell prices in tether and toman inside the range, bounds included, oldest first", async () => {
+      for (let minute = 0; minute < 6; minute++)
+        await store.commitSnapshot(draftAt(minute, minute === 3 ? null : 105_299));
+      const history = await store.priceHistory('BTC', { from: minuteAt(1), to: minuteAt(4), maxPoints: 100 });
+      expect(history).toEqual(
+        [1, 2, 3, 4].map((minute) => ({
+          at: minuteAt(minute),
+          sell_usdt: 64_000.01 + minute,
+          sell_irt: minute === 3 ? null : Math.round((64_000.01 + minute) * 105_299),
+        })),
+      );
+      expect(
+        await store.priceHistory('DOGE', { from: minuteAt(0), to: minuteAt(9), maxPoints: 100 }),
+      ).toEqual([]);
+    });
+
+    it('reads every symbol at once, each as its own read would', async () => {
+      for (let minute = 0; minute < 4; minute++) await store.commitSnapshot(draftAt(minute));
+      const range = { from: minuteAt(0), to: minuteAt(3), maxPoints: 100 };
+      const all = await store.priceHistories(range);
+      expect([...all.keys()].sort()).toEqual(['BTC', 'SHIB']);
+      expect(all.get('BTC')).toEqual(await store.priceHistory('BTC', range));
+      expect(all.get('SHIB')).toEqual(
+        [0, 1, 2, 3].map((minute) => ({ at: minuteAt(minute), sell_usdt: 0.00001234, sell_irt: 1 })),
+      );
+    });
+
+    it('thins a long history to the points asked for, keeping the first, the lowest, the highest and the last', async () => {
+      // BTC climbs by one each minute; a dip at minute 7 and a spike at minute 20 must survive.
+      for (let minute = 0; minute < 40; minute++) {
+        const draft = draftAt(minute);
+        const btc = draft.rates[0] as { sell_usdt: number };
+        if (minute === 7) btc.sell_usdt = 10;
+        if (minute === 20) btc.sell_usdt = 99_999;
+        await store.commitSnapshot(draft);
+      }
+      const history = await store.priceHistory('BTC', { from: minuteAt(0), to: minuteAt(39), maxPoints: 13 });
+      expect(history.length).toBeLessThanOrEqual(13);
+      expect(history.length).toBeGreaterThan(4);
+      const prices = history.map((point) => point.sell_usdt);
+      expect(Math.min(...prices)).toBe(10);
+      expect(Math.max(...prices)).toBe(99_999);
+      expect(history[0]?.at).toBe(minuteAt(0));
+      expect(history.at(-1)?.at).toBe(minuteAt(39));
+      const times = history.map((point) => point.at);
+      expect(times).toEqual([...times].sort());
+    });
+
     it('stores the collector health report, the last one written winning', async () => {
       expect(await store.getCollectorStatus()).toBeNull();
       await store.putCollectorStatus({ ...status, reported_at: '2026-03-01T10:00:00.000Z' });

@@ -28,9 +28,14 @@ export function formatToman(toman: number | null): string {
   return toman === null ? 'not available' : `${groupThousands(String(Math.round(toman)))} toman`;
 }
 
+/** A price without its unit, grouped, every significant digit the API publishes kept (for chart axes). */
+export function formatAmount(value: number): string {
+  return plainDecimal(value, 12);
+}
+
 /** Tether amounts keep every significant digit the API publishes (small coins trade at 0.0000x). */
 export function formatUsdt(usdt: number): string {
-  return `${plainDecimal(usdt, 12)} USDT`;
+  return `${formatAmount(usdt)} USDT`;
 }
 
 export function formatChange(percent: number | null): string {
@@ -46,13 +51,30 @@ export function formatTime(iso: string): string {
   return `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 }
 
+/** How old a moment is, in the unit a person judges freshness by: seconds up to a minute, then minutes, hours, days. */
+export function ageInUnits(
+  iso: string,
+  nowMs: number,
+): { value: number; unit: 'second' | 'minute' | 'hour' | 'day' } {
+  const seconds = Math.max(0, Math.round((nowMs - Date.parse(iso)) / 1000));
+  if (seconds < 60) return { value: seconds, unit: 'second' };
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 120) return { value: minutes, unit: 'minute' };
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return { value: hours, unit: 'hour' };
+  return { value: Math.floor(hours / 24), unit: 'day' };
+}
+
+const ageUnitNames = { second: 's', minute: 'min', hour: 'h', day: 'days' } as const;
+
 /** `4 min ago`, `2 h ago`, `3 days ago`: the age a person needs to judge freshness at a glance. */
 export function formatAge(iso: string, nowMs: number): string {
-  const seconds = Math.max(0, Math.round((nowMs - Date.parse(iso)) / 1000));
-  if (seconds < 60) return `${seconds} s ago`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 120) return `${minutes} min ago`;
-  const hours = Math.floor(minutes / 60);
-  if (hours < 48) return `${hours} h ago`;
-  return `${Math.floor(hours / 24)} days ago`;
+  const { value, unit } = ageInUnits(iso, nowMs);
+  return `${value} ${ageUnitNames[unit]} ago`;
+}
+
+/** A refresh interval in minutes: `10`, or `2.5` when it is not whole. */
+export function formatMinutes(seconds: number): string {
+  const minutes = seconds / 60;
+  return Number.isInteger(minutes) ? String(minutes) : minutes.toFixed(1);
 }

@@ -1,4 +1,5 @@
 import MarkdownIt from 'markdown-it';
+import type { Language } from './language.ts';
 
 /**
  * Markdown → HTML for the website. Every page is authored once, in Markdown, and this renderer
@@ -7,9 +8,13 @@ import MarkdownIt from 'markdown-it';
  * - `html: false`: raw HTML in a source (or in a value filled into it) is shown as text, never
  *   interpreted, so nothing in Markdown can inject markup.
  * - Headings get `id`s (GitHub-style slugs), so sections have stable anchors: `/docs/errors#<code>`
- *   is the `type` URL of every problem document.
- * - Runs of Persian text are wrapped in `<span lang="fa" dir="rtl">` so screen readers switch
- *   language and the bidirectional algorithm lays them out right to left (WCAG 3.1.2).
+ *   is the `type` URL of every problem document. A heading may name its anchor itself with a
+ *   trailing `{#id}` (the Pandoc and kramdown attribute syntax): Persian headings keep the English
+ *   anchors that links in both languages point to.
+ * - On English pages, runs of Persian text are wrapped in `<span lang="fa" dir="rtl">` so screen
+ *   readers switch language and the bidirectional algorithm lays them out right to left (WCAG
+ *   3.1.2). Persian pages are `lang="fa" dir="rtl"` as a whole and get no such spans: each span is
+ *   a bidi isolate, and isolating the digit groups of `۰۱:۵۹:۲۹` would reorder them.
  * - Tables sit in a focusable, labelled scroll region, and code blocks are focusable, so on a phone
  *   they scroll instead of widening the page, and keyboard users can scroll them (WCAG 1.4.10, 2.1.1).
  */
@@ -32,7 +37,7 @@ export function escapeHtml(text: string): string {
 }
 
 /** Escapes text for HTML and marks Persian runs with their language and direction. */
-function escapeHtmlWithLanguages(text: string): string {
+export function escapeHtmlWithLanguages(text: string): string {
   let html = '';
   let last = 0;
   for (const match of text.matchAll(persianRun)) {
@@ -71,9 +76,20 @@ export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
 
+const explicitAnchor = /\s*\{#([A-Za-z][\w-]*)\}\s*$/;
+
+/** Removes a trailing `{#id}` from a heading's last text token and returns the id. */
+function takeExplicitAnchor(token: { type: string; content: string } | undefined): string | undefined {
+  if (token?.type !== 'text') return undefined;
+  const match = explicitAnchor.exec(token.content);
+  if (!match) return undefined;
+  token.content = token.content.slice(0, match.index);
+  return match[1];
+}
+
 type MarkdownRenderer = (markdown: string) => string;
 
-export function createMarkdownRenderer(): MarkdownRenderer {
+export function createMarkdownRenderer(language: Language = 'en'): MarkdownRenderer {
   const md = new MarkdownIt({ html: false, linkify: false, typographer: false });
 
   md.core.ruler.push('heading_ids', (state) => {
@@ -82,8 +98,10 @@ export function createMarkdownRenderer(): MarkdownRenderer {
     for (let index = 0; index < state.tokens.length; index++) {
       const token = state.tokens[index];
       if (token?.type === 'heading_open') {
-        const text = state.tokens[index + 1]?.children?.map((child) => child.content).join('') ?? '';
-        const base = slugify(text) || 'section';
+        const children = state.tokens[index + 1]?.children ?? [];
+        const explicit = takeExplicitAnchor(children.at(-1));
+        const text = children.map((child) => child.content).join('');
+        const base = explicit ?? (slugify(text) || 'section');
         const seen = used.get(base) ?? 0;
         used.set(base, seen + 1);
         token.attrSet('id', seen === 0 ? base : `${base}-${seen}`);
@@ -94,7 +112,8 @@ export function createMarkdownRenderer(): MarkdownRenderer {
     }
   });
 
-  md.renderer.rules.text = (tokens, index) => escapeHtmlWithLanguages(tokens[index]?.content ?? '');
+  const escapeText = language === 'en' ? escapeHtmlWithLanguages : escapeHtml;
+  md.renderer.rules.text = (tokens, index) => escapeText(tokens[index]?.content ?? '');
   md.renderer.rules.table_open = (tokens, index) => {
     const label = (tokens[index]?.meta as { label?: string } | undefined)?.label ?? 'Table';
     return `<div class="table-scroll" role="region" tabindex="0" aria-label="${escapeHtml(label)}">\n<table>\n`;

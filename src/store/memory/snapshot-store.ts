@@ -1,4 +1,5 @@
 import type { CollectorStatus } from '../../collector/collector-status.ts';
+import { type HistoryRange, type PricePoint, seriesBySymbol } from '../../domain/price-history.ts';
 import type { Snapshot, SnapshotDraft } from '../../domain/rates.ts';
 import type { CollectorStatusStore, SnapshotStore } from '../types.ts';
 
@@ -24,6 +25,35 @@ export class MemorySnapshotStore implements SnapshotStore, CollectorStatusStore 
 
   async latestSnapshotId(): Promise<number> {
     return this.#snapshots.at(-1)?.id ?? 0;
+  }
+
+  async priceHistory(symbol: string, range: HistoryRange): Promise<PricePoint[]> {
+    return (await this.#histories(range, symbol)).get(symbol) ?? [];
+  }
+
+  async priceHistories(range: HistoryRange): Promise<Map<string, PricePoint[]>> {
+    return this.#histories(range);
+  }
+
+  async #histories(range: HistoryRange, onlySymbol?: string): Promise<Map<string, PricePoint[]>> {
+    const fromMs = Date.parse(range.from);
+    const toMs = Date.parse(range.to);
+    const rows = this.#snapshots
+      .filter((snapshot) => {
+        const atMs = Date.parse(snapshot.updated_at);
+        return atMs >= fromMs && atMs <= toMs;
+      })
+      .flatMap((snapshot) =>
+        snapshot.rates
+          .filter((row) => onlySymbol === undefined || row.symbol === onlySymbol)
+          .map((row) => ({
+            symbol: row.symbol,
+            at: snapshot.updated_at,
+            sell_usdt: row.sell_usdt,
+            sell_irt: row.sell_irt,
+          })),
+      );
+    return seriesBySymbol(rows, range);
   }
 
   async putCollectorStatus(status: CollectorStatus): Promise<void> {

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { initialSchema } from './migrations/0001-initial-schema.ts';
 import { snapshotSource } from './migrations/0002-snapshot-source.ts';
 import { collectorLeaseAndChangeNotices } from './migrations/0003-collector-lease-and-change-notices.ts';
+import { pricePoints } from './migrations/0004-price-points.ts';
 import { reasonOf } from './pool.ts';
 
 export interface Migration {
@@ -16,6 +17,7 @@ export const schemaMigrations: readonly Migration[] = [
   initialSchema,
   snapshotSource,
   collectorLeaseAndChangeNotices,
+  pricePoints,
 ];
 
 /**

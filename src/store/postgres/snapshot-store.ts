@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { CollectorStatus } from '../../collector/collector-status.ts';
+import { type HistoryRange, type PricePoint, seriesBySymbol } from '../../domain/price-history.ts';
 import type { RateRow, Snapshot, SnapshotDraft } from '../../domain/rates.ts';
 import { StaleTermError } from '../stale-term-error.ts';
 import type { CollectorStatusStore, SnapshotStore } from '../types.ts';
@@ -14,7 +15,8 @@ interface SnapshotRow {
 }
 
 /**
- * One statement inserts the snapshot and prunes beyond the retention bound, so both become
+ * One statement inserts the snapshot with its price points (the charts' history) and prunes beyond
+ * the retention bound (the points go with their snapshot, ON DELETE CASCADE), so all become
  * visible together or not at all. The statement's queries do not see the row it inserts: keeping
  * the newest `retention - 1` older rows ($5) leaves `retention` in all. Pruning goes by rank, not
  * by `id - retention`, because identity values have gaps (a rolled-back insert still uses one).
@@ -31,6 +33,10 @@ const commit = {
          ), inserted AS (
            INSERT INTO snapshots (updated_at, source, usdt_irt, rates)
            SELECT $1::timestamptz, $2::text, $3::bigint, $4::json FROM fence RETURNING id
+         ), points AS (
+           INSERT INTO price_points (snapshot_id, symbol, sell_usdt, sell_irt)
+           SELECT inserted.id, r.symbol, r.sell_usdt, r.sell_irt
+           FROM inserted, json_to_recordset($4::json) AS r(symbol text, sell_usdt float8, sell_irt bigint)
          ), pruned AS (
            DELETE FROM snapshots
            WHERE EXISTS (SELECT FROM inserted)
@@ -57,6 +63,31 @@ const latestId = {
   name: 'nerkh-latest-snapshot-id',
   text: 'SELECT coalesce(max(id), 0) AS id FROM snapshots',
 };
+
+/**
+ * The price points of the snapshots in a time span, oldest first; $3 null: every symbol. Each
+ * snapshot row is matched by its time (no JSON is decoded), then its points by primary key.
+ */
+const history = {
+  name: 'nerkh-price-history',
+  // The time as ISO 8601 text, as toISOString writes it: the driver's timestamptz parsing, once per
+  // point, was most of the cost of reading every coin's day.
+  text: `SELECT p.symbol, to_char(s.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at,
+           p.sell_usdt, p.sell_irt
+         FROM snapshots s
+         JOIN price_points p ON p.snapshot_id = s.id
+         WHERE s.updated_at >= $1::timestamptz AND s.updated_at <= $2::timestamptz
+           AND ($3::text IS NULL OR p.symbol = $3::text)
+         ORDER BY s.id`,
+};
+
+interface HistoryRow {
+  symbol: string;
+  at: string;
+  sell_usdt: number;
+  /** bigint, as a string. */
+  sell_irt: string | null;
+}
 
 export class PostgresSnapshotStore implements SnapshotStore, CollectorStatusStore {
   /**
@@ -100,6 +131,30 @@ export class PostgresSnapshotStore implements SnapshotStore, CollectorStatusStor
 
   async latestSnapshotId(): Promise<number> {
     return Number((await this.pool.query<{ id: string }>(latestId)).rows[0]?.id ?? 0);
+  }
+
+  async priceHistory(symbol: string, range: HistoryRange): Promise<PricePoint[]> {
+    return (await this.#histories(range, symbol)).get(symbol) ?? [];
+  }
+
+  async priceHistories(range: HistoryRange): Promise<Map<string, PricePoint[]>> {
+    return this.#histories(range, null);
+  }
+
+  async #histories(range: HistoryRange, symbol: string | null): Promise<Map<string, PricePoint[]>> {
+    const { rows } = await this.pool.query<HistoryRow>({
+      ...history,
+      values: [range.from, range.to, symbol],
+    });
+    return seriesBySymbol(
+      rows.map((row) => ({
+        symbol: row.symbol,
+        at: row.at,
+        sell_usdt: row.sell_usdt,
+        sell_irt: row.sell_irt === null ? null : Number(row.sell_irt),
+      })),
+      range,
+    );
   }
 
   async putCollectorStatus(status: CollectorStatus): Promise<void> {

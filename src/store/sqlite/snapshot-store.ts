@@ -1,4 +1,5 @@
 import type { CollectorStatus } from '../../collector/collector-status.ts';
+import { type HistoryRange, type PricePoint, seriesBySymbol } from '../../domain/price-history.ts';
 import type { RateRow, Snapshot, SnapshotDraft } from '../../domain/rates.ts';
 import type { CollectorStatusStore, SnapshotStore } from '../types.ts';
 import type { SqliteDatabase } from './database.ts';
@@ -11,14 +12,28 @@ interface SnapshotRow {
   rates: string;
 }
 
+type HistoryRow = PricePoint & { symbol: string };
+
+/**
+ * The price points of the snapshots in a time span, oldest first: each snapshot row is matched by
+ * its time (no JSON is decoded), then its points by primary key. `updated_at` is ISO 8601 in UTC
+ * as `toISOString` writes it, so text order is time order.
+ */
+const historySql = `SELECT p.symbol, s.updated_at AS at, p.sell_usdt, p.sell_irt
+       FROM snapshots s JOIN price_points p ON p.snapshot_id = s.id
+       WHERE s.updated_at >= ? AND s.updated_at <= ?`;
+
 export class SqliteSnapshotStore implements SnapshotStore, CollectorStatusStore {
   readonly #insert;
+  readonly #insertPoint;
   readonly #prune;
   readonly #latest;
   readonly #latestId;
   readonly #putStatus;
   readonly #getStatus;
   readonly #commit;
+  readonly #historyOfAll;
+  readonly #historyOfOne;
 
   constructor(
     db: SqliteDatabase,
@@ -26,6 +41,9 @@ export class SqliteSnapshotStore implements SnapshotStore, CollectorStatusStore 
   ) {
     this.#insert = db.prepare<[string, string, number | null, string], never>(
       'INSERT INTO snapshots (updated_at, source, usdt_irt, rates) VALUES (?, ?, ?, ?)',
+    );
+    this.#insertPoint = db.prepare<[number, string, number, number | null], never>(
+      'INSERT INTO price_points (snapshot_id, symbol, sell_usdt, sell_irt) VALUES (?, ?, ?, ?)',
     );
     this.#prune = db.prepare<[number], never>('DELETE FROM snapshots WHERE id <= ?');
     this.#latest = db.prepare<[], SnapshotRow>(
@@ -36,12 +54,18 @@ export class SqliteSnapshotStore implements SnapshotStore, CollectorStatusStore 
       'INSERT INTO collector_status (id, report) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET report = excluded.report',
     );
     this.#getStatus = db.prepare<[], { report: string }>('SELECT report FROM collector_status WHERE id = 1');
-    // One transaction: the new row and the pruning become visible together or not at all.
+    this.#historyOfAll = db.prepare<[string, string], HistoryRow>(`${historySql} ORDER BY s.id`);
+    this.#historyOfOne = db.prepare<[string, string, string], HistoryRow>(
+      `${historySql} AND p.symbol = ? ORDER BY s.id`,
+    );
+    // One transaction: the new row, its points and the pruning become visible together or not at all.
     this.#commit = db.transaction((draft: SnapshotDraft): number => {
       const id = Number(
         this.#insert.run(draft.updated_at, draft.source, draft.usdt_irt, JSON.stringify(draft.rates))
           .lastInsertRowid,
       );
+      for (const row of draft.rates) this.#insertPoint.run(id, row.symbol, row.sell_usdt, row.sell_irt);
+      // The pruned snapshots' points go with them (ON DELETE CASCADE).
       this.#prune.run(id - this.retention);
       return id;
     });
@@ -66,6 +90,15 @@ export class SqliteSnapshotStore implements SnapshotStore, CollectorStatusStore 
 
   async latestSnapshotId(): Promise<number> {
     return this.#latestId.get()?.id ?? 0;
+  }
+
+  async priceHistory(symbol: string, range: HistoryRange): Promise<PricePoint[]> {
+    const rows = this.#historyOfOne.iterate(range.from, range.to, symbol);
+    return seriesBySymbol(rows, range).get(symbol) ?? [];
+  }
+
+  async priceHistories(range: HistoryRange): Promise<Map<string, PricePoint[]>> {
+    return seriesBySymbol(this.#historyOfAll.iterate(range.from, range.to), range);
   }
 
   async putCollectorStatus(status: CollectorStatus): Promise<void> {

@@ -12,8 +12,8 @@ interface LoadedForm {
   html: string;
 }
 
-async function loadForm(remoteAddress = '203.0.113.7'): Promise<LoadedForm> {
-  const response = await site.app.inject({ method: 'GET', url: '/contact', remoteAddress });
+async function loadForm(remoteAddress = '203.0.113.7', path = '/contact'): Promise<LoadedForm> {
+  const response = await site.app.inject({ method: 'GET', url: path, remoteAddress });
   const setCookie = String(response.headers['set-cookie']);
   const cookie = setCookie.split(';')[0] as string;
   const token = /name="csrf_token" value="([^"]+)"/.exec(response.body)?.[1];
@@ -31,7 +31,7 @@ const valid = {
 
 function post(
   fields: Record<string, string | string[]>,
-  options: { cookie?: string; accept?: string; remoteAddress?: string } = {},
+  options: { cookie?: string; accept?: string; remoteAddress?: string; path?: string } = {},
 ) {
   const body = new URLSearchParams();
   for (const [name, value] of Object.entries(fields)) {
@@ -39,7 +39,7 @@ function post(
   }
   return site.app.inject({
     method: 'POST',
-    url: '/contact',
+    url: options.path ?? '/contact',
     remoteAddress: options.remoteAddress ?? '203.0.113.7',
     headers: {
       'content-type': 'application/x-www-form-urlencoded',
@@ -52,9 +52,9 @@ function post(
 
 async function submit(
   fields: Record<string, string | string[]>,
-  options: { remoteAddress?: string; accept?: string } = {},
+  options: { remoteAddress?: string; accept?: string; path?: string } = {},
 ) {
-  const form = await loadForm(options.remoteAddress);
+  const form = await loadForm(options.remoteAddress, options.path);
   return post({ ...fields, csrf_token: form.token, website: '' }, { ...options, cookie: form.cookie });
 }
 
@@ -348,5 +348,25 @@ describe('abuse limits', () => {
     const response = await submit({ ...valid, purpose: 'x'.repeat(17 * 1024) });
     expect(response.statusCode).toBe(413);
     expect(await site.keyRequests.listKeyRequests()).toEqual([]);
+  });
+});
+
+describe('the Persian form', () => {
+  it('answers in Persian, keeps its cookie on /fa/contact and redirects to the Persian confirmation', async () => {
+    site = await buildSite();
+    const form = await loadForm(undefined, '/fa/contact');
+    expect(form.html).toContain('<label for="email">ایمیل</label>');
+    expect(form.html).toContain(`action="${publicUrl}/fa/contact"`);
+    const refused = await submit({ ...valid, email: 'not-an-email' }, { path: '/fa/contact' });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).toContain('<html lang="fa" dir="rtl">');
+    expect(refused.body).toContain('خطا: نشانی ایمیلی مانند name@example.com وارد کنید.');
+    expect(refused.body).toContain('<h2 id="مشکلی-هست">مشکلی هست</h2>');
+    const loaded = await site.app.inject({ method: 'GET', url: '/fa/contact' });
+    expect(String(loaded.headers['set-cookie'])).toContain('Path=/fa/contact;');
+    const sent = await submit(valid, { path: '/fa/contact' });
+    expect(sent.statusCode).toBe(303);
+    expect(sent.headers.location).toBe(`${publicUrl}/fa/contact/received`);
+    expect((await site.keyRequests.listKeyRequests()).map((request) => request.email)).toEqual([valid.email]);
   });
 });

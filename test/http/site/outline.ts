@@ -21,7 +21,9 @@ export function markdownOutline(markdown: string): Outline {
   tokens.forEach((token, index) => {
     if (token.type === 'heading_open') {
       const inline = tokens[index + 1];
-      headings.push(`${token.tag} ${squash(inline?.children?.map((child) => child.content).join('') ?? '')}`);
+      // A trailing `{#id}` names the heading's anchor; it is not part of the heading's text.
+      const text = inline?.children?.map((child) => child.content).join('') ?? '';
+      headings.push(`${token.tag} ${squash(text.replace(/\s*\{#[A-Za-z][\w-]*\}\s*$/, ''))}`);
     }
     for (const child of token.children ?? []) {
       if (child.type === 'link_open') links.push(String(child.attrGet('href') ?? ''));

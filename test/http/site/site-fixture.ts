@@ -1,9 +1,9 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify';
+import { afterEach } from 'vitest';
 import type { SnapshotDraft } from '../../../src/domain/rates.ts';
 import { assessHealth } from '../../../src/http/health-assessment.ts';
 import { installProblemHandlers } from '../../../src/http/problem-handlers.ts';
-import { loadContentSources } from '../../../src/http/site/content.ts';
-import { SitePages } from '../../../src/http/site/pages.ts';
+import { sitePagesByLanguage } from '../../../src/http/site/pages.ts';
 import { sitePlugin } from '../../../src/http/site/plugin.ts';
 import { MemoryKeyRequestStore } from '../../../src/store/memory/key-request-store.ts';
 import { MemorySnapshotStore } from '../../../src/store/memory/snapshot-store.ts';
@@ -56,24 +56,58 @@ export const snapshotDraft: SnapshotDraft = {
   ],
 };
 
+const hourMs = 3_600_000;
+const servedAt = Date.parse(snapshotDraft.updated_at);
+
+/**
+ * A week of hourly snapshots before the served one. BTC in tether: 66,000 plus ten per hour of
+ * the day, a spike to 70,000 five hours ago (the 24 h and 7 d high) and a dip to 50,000 thirty
+ * hours ago (the 7 d low, outside the last 24 hours).
+ */
+export function weekOfSnapshots(): SnapshotDraft[] {
+  const drafts: SnapshotDraft[] = [];
+  for (let hoursAgo = 168; hoursAgo >= 1; hoursAgo--) {
+    const btc = hoursAgo === 5 ? 70_000 : hoursAgo === 30 ? 50_000 : 66_000 + (hoursAgo % 24) * 10;
+    drafts.push({
+      ...snapshotDraft,
+      updated_at: new Date(servedAt - hoursAgo * hourMs).toISOString(),
+      rates: snapshotDraft.rates.map((row) =>
+        row.symbol === 'BTC' ? { ...row, sell_usdt: btc, sell_irt: Math.round(btc * 61_250) } : row,
+      ),
+    });
+  }
+  return drafts;
+}
+
 export interface SiteFixture {
   app: FastifyInstance;
   keyRequests: MemoryKeyRequestStore;
+  /** Price history reads the pages made of the store. */
+  historyReads(): number;
   /** Moves the fake clock. */
   advance(ms: number): void;
 }
 
 export async function buildSite(
-  options: { withSnapshot?: boolean; requestsPerHour?: number } = {},
+  options: {
+    withSnapshot?: boolean;
+    requestsPerHour?: number;
+    /** Snapshots committed before the served one, oldest first: the price history. */
+    earlier?: readonly SnapshotDraft[];
+    /** The store fails every history read, as during a database outage. */
+    historyFails?: boolean;
+  } = {},
 ): Promise<SiteFixture> {
   const snapshots = new MemorySnapshotStore();
+  for (const draft of options.earlier ?? []) await snapshots.commitSnapshot(draft);
+  let historyReads = 0;
   const snapshot = options.withSnapshot === false ? null : await snapshots.commitSnapshot(snapshotDraft);
   const keyRequests = new MemoryKeyRequestStore();
   let now = fixedNow;
   const clock = () => now;
   const app = Fastify({ logger: false });
   installProblemHandlers(app, publicUrl);
-  const pages = new SitePages({
+  const pages = sitePagesByLanguage({
     settings: {
       publicUrl,
       disclaimer:
@@ -83,8 +117,19 @@ export async function buildSite(
       rateLimit: 60,
       rateWindowSeconds: 60,
     },
-    content: loadContentSources(),
     currentSnapshot: () => snapshot,
+    history: {
+      priceHistory: async (symbol, range) => {
+        historyReads++;
+        if (options.historyFails) throw new Error('connection refused');
+        return snapshots.priceHistory(symbol, range);
+      },
+      priceHistories: async (range) => {
+        historyReads++;
+        if (options.historyFails) throw new Error('connection refused');
+        return snapshots.priceHistories(range);
+      },
+    },
     health: async () =>
       assessHealth({
         snapshot: snapshot ? { updated_at: snapshot.updated_at, count: snapshot.rates.length } : null,
@@ -106,9 +151,35 @@ export async function buildSite(
   return {
     app,
     keyRequests,
+    historyReads: () => historyReads,
     advance(ms) {
       now += ms;
     },
+  };
+}
+
+type SiteOptions = NonNullable<Parameters<typeof buildSite>[0]>;
+
+/**
+ * A site per test, built on its first request with `options` and closed after the test: `get`
+ * requests a page (with an Accept header if given), `fixture` is the site built so far.
+ */
+export function sitePerTest(options: SiteOptions = {}) {
+  let site: SiteFixture | undefined;
+  afterEach(async () => {
+    await site?.app.close();
+    site = undefined;
+  });
+  return {
+    async get(path: string, accept?: string): Promise<LightMyRequestResponse> {
+      site ??= await buildSite(options);
+      return site.app.inject({ method: 'GET', url: path, headers: accept === undefined ? {} : { accept } });
+    },
+    /** Builds this test's site with other options (before its first request). */
+    async rebuild(other: SiteOptions): Promise<void> {
+      site = await buildSite(other);
+    },
+    fixture: () => site,
   };
 }
 
@@ -125,3 +196,6 @@ export const pagePaths = [
   '/terms',
   '/clients',
 ];
+
+/** The same pages in Persian. */
+export const persianPagePaths = pagePaths.map((path) => (path === '/' ? '/fa' : `/fa${path}`));

@@ -30,6 +30,7 @@ const storeTables = [
   'collector_lease',
   'collector_status',
   'key_requests',
+  'price_points',
   'schema_migrations',
   'snapshots',
 ];

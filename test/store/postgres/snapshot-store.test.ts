@@ -38,7 +38,13 @@ describe.skipIf(skipPostgres)('PostgresSnapshotStore', () => {
     const url = await createTestDatabase();
     const { snapshots } = await open(url, 3);
     for (let minute = 0; minute < 7; minute++) await snapshots.commitSnapshot(draftAt(minute));
-    expect(await storedIds(await psql(url))).toEqual([5, 6, 7]);
+    const client = await psql(url);
+    expect(await storedIds(client)).toEqual([5, 6, 7]);
+    // Their price points go with them: two coins in each of the three kept.
+    const { rows } = await client.query<{ snapshot_id: string }>(
+      'SELECT snapshot_id FROM price_points ORDER BY 1',
+    );
+    expect(rows.map((row) => Number(row.snapshot_id))).toEqual([5, 5, 6, 6, 7, 7]);
     expect(await snapshots.latestSnapshot()).toEqual({ id: 7, ...draftAt(6) });
   });
 

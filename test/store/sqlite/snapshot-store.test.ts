@@ -32,6 +32,10 @@ describe('SqliteSnapshotStore on a file', () => {
     for (let minute = 0; minute < 7; minute++) await store.commitSnapshot(draftAt(minute));
     const ids = handle.prepare('SELECT id FROM snapshots ORDER BY id').pluck().all();
     expect(ids).toEqual([5, 6, 7]);
+    // Their price points go with them: two coins in each of the three kept.
+    const points = handle.prepare('SELECT DISTINCT snapshot_id FROM price_points ORDER BY 1').pluck().all();
+    expect(points).toEqual([5, 6, 7]);
+    expect(handle.prepare('SELECT count(*) FROM price_points').pluck().get()).toBe(6);
     expect(await store.latestSnapshot()).toEqual({ id: 7, ...draftAt(6) });
   });
 
@@ -67,6 +71,22 @@ describe('SqliteSnapshotStore on a file', () => {
     expect(await store.latestSnapshot()).toEqual({ id: 1, ...draftAt(1, 105_299, 'binance+nobitex') });
     await store.commitSnapshot(draftAt(2, 105_299, 'nobitex+wallex'));
     expect((await store.latestSnapshot())?.source).toBe('nobitex+wallex');
+  });
+
+  it("copies the prices of snapshots stored before the price points into the charts' history", async () => {
+    const old = openDb();
+    const store = new SqliteSnapshotStore(old, 10);
+    await store.commitSnapshot(draftAt(1));
+    // As migration 4 left the database: no price points yet.
+    old.exec('DROP TABLE price_points');
+    old.pragma('user_version = 4');
+    old.close();
+
+    const upgraded = new SqliteSnapshotStore(openDb(), 10);
+    const range = { from: draftAt(0).updated_at, to: draftAt(9).updated_at, maxPoints: 100 };
+    expect(await upgraded.priceHistory('BTC', range)).toEqual([
+      { at: draftAt(1).updated_at, sell_usdt: 64_001.01, sell_irt: Math.round(64_001.01 * 105_299) },
+    ]);
   });
 
   it('lets a second connection (an API instance) see each commit as soon as it returns', async () => {
