@@ -35,7 +35,7 @@ export interface paths {
         };
         /**
          * Service status and data freshness
-         * @description Check before relying on a rate. status pass: fresh data, all sources up; warn: rates still served but a source is degraded or the data is getting old; fail: no data, or data older than 3 refresh intervals (HTTP 503). Judge a single currency by its own as_of.
+         * @description Check before relying on a rate. status pass: fresh data, all sources up; warn: rates still served but a source is degraded, the last snapshot commit failed or the data is getting old; fail: no data, or data older than 3 refresh intervals (HTTP 503). Judge a single currency by its own as_of.
          */
         get: operations["getHealth"];
         put?: never;
@@ -302,7 +302,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description service-unavailable: no snapshot has been committed yet */
+            /** @description service-unavailable: no snapshot has been committed yet, or the key store does not answer */
             503: {
                 headers: {
                     "Retry-After"?: number;
