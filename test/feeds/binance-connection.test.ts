@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { startSimulator } from '../simulator/helpers.ts';
 import { sleep, waitFor } from '../support/wait.ts';
 import {
   binanceFeed,
+  binanceFeedUnderFault,
   openBinanceFeed,
   RecordingListener,
   silentLogger,
@@ -73,19 +73,7 @@ describe('BinanceFeed', () => {
   });
 
   it('backs off when the WebSocket upgrade is refused with 429 or 503', async () => {
-    const sim = await startSimulator();
-    sim.setFault('http-429', 'binance');
-    const listener = new RecordingListener();
-    const feed = binanceFeed({
-      name: 'binance',
-      url: sim.wsBaseUrl,
-      markets: usdtMarkets(['BTCUSDT']),
-      listener,
-      logger: silentLogger,
-      backoffBaseMs: 20,
-      backoffMaxMs: 50,
-    });
-    feed.start();
+    const { sim, listener } = await binanceFeedUnderFault('http-429');
     const refused = await waitFor(() => listener.states.find((s) => s.state === 'backoff'), 2_000, 'backoff');
     expect(refused.detail).toMatch(/429/);
     sim.setFault('http-5xx', 'binance');
@@ -95,20 +83,7 @@ describe('BinanceFeed', () => {
   });
 
   it("is refused while geo-blocked (HTTP 451 with Binance's message), and open with quotes once lifted", async () => {
-    const sim = await startSimulator();
-    sim.setFault('geo-block', 'binance');
-    const listener = new RecordingListener();
-    const feed = binanceFeed({
-      name: 'binance',
-      url: sim.wsBaseUrl,
-      markets: usdtMarkets(['BTCUSDT']),
-      listener,
-      logger: silentLogger,
-      backoffBaseMs: 20,
-      backoffMaxMs: 50,
-      refusedBackoffMaxMs: 100,
-    });
-    feed.start();
+    const { sim, listener } = await binanceFeedUnderFault('geo-block', { refusedBackoffMaxMs: 100 });
     await waitFor(
       () => listener.states.filter((s) => s.state === 'refused').length >= 2,
       2_000,

@@ -9,6 +9,7 @@ import type {
 } from '../../src/feeds/types.ts';
 import { createLogger } from '../../src/logger.ts';
 import type { ExchangeSimulator, SimulatorOptions } from '../../src/simulator/exchange-simulator.ts';
+import type { SimulatorFault } from '../../src/simulator/faults.ts';
 import { startSimulator } from '../simulator/helpers.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -79,6 +80,31 @@ export async function openBinanceFeed(
   feed.start();
   await waitFor(() => listener.lastState() === 'open', 3_000, 'the feed to connect');
   return { sim, feed, listener };
+}
+
+/**
+ * A started BinanceFeed for BTCUSDT on a fresh simulator that answers with `fault` from the
+ * start, so the feed never opens until the test lifts it.
+ */
+export async function binanceFeedUnderFault(
+  fault: SimulatorFault,
+  feedOptions: Partial<BinanceFeedOptions> = {},
+): Promise<{ sim: ExchangeSimulator; listener: RecordingListener }> {
+  const sim = await startSimulator();
+  sim.setFault(fault, 'binance');
+  const listener = new RecordingListener();
+  const feed = binanceFeed({
+    name: 'binance',
+    url: sim.wsBaseUrl,
+    markets: usdtMarkets(['BTCUSDT']),
+    listener,
+    logger: silentLogger,
+    backoffBaseMs: 20,
+    backoffMaxMs: 50,
+    ...feedOptions,
+  });
+  feed.start();
+  return { sim, listener };
 }
 
 /** Ticks until a quote for the pair arrives (a tick sent before the server registered the client is lost). */
