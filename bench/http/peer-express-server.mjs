@@ -7,14 +7,7 @@
 import express from 'express';
 import { rateLimit } from 'express-rate-limit';
 import { pino } from 'pino';
-import {
-  invalidKey,
-  keyIdOf,
-  missingKey,
-  peerSettings,
-  problemType,
-  responseHeaders,
-} from './peer-settings.mjs';
+import { checkKey, peerSettings, responseHeaders } from './peer-settings.mjs';
 
 const settings = peerSettings();
 const logger = pino(pino.destination({ dest: settings.logFile, sync: false }));
@@ -39,14 +32,9 @@ app.use((request, response, next) => {
 });
 
 app.use((request, response, next) => {
-  const presented = request.headers['x-api-key'];
-  if (presented === undefined || presented === '') {
-    response.status(401).set(missingKey.headers).type(problemType).send(missingKey.body);
-    return;
-  }
-  const keyId = keyIdOf(settings.keyIds, presented);
-  if (keyId === null) {
-    response.status(403).type(problemType).send(invalidKey);
+  const { keyId, refusal } = checkKey(settings.keyIds, request.headers['x-api-key']);
+  if (refusal !== undefined) {
+    response.status(refusal.status).set(refusal.headers).send(refusal.body);
     return;
   }
   request.keyId = keyId;

@@ -11,14 +11,7 @@ import rateLimit from '@fastify/rate-limit';
 import Fastify, { LogController } from 'fastify';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
-import {
-  invalidKey,
-  keyIdOf,
-  missingKey,
-  peerSettings,
-  problemType,
-  responseHeaders,
-} from './peer-settings.mjs';
+import { checkKey, peerSettings, responseHeaders } from './peer-settings.mjs';
 
 const settings = peerSettings();
 const redis = settings.redisUrl === null ? null : new Redis(settings.redisUrl);
@@ -32,14 +25,9 @@ app.decorateRequest('keyId', null);
 
 // Added before the plugin, so it runs before the limit's own onRequest hook.
 app.addHook('onRequest', (request, reply, done) => {
-  const presented = request.headers['x-api-key'];
-  if (presented === undefined || presented === '') {
-    reply.code(401).headers(missingKey.headers).type(problemType).send(missingKey.body);
-    return;
-  }
-  const keyId = keyIdOf(settings.keyIds, presented);
-  if (keyId === null) {
-    reply.code(403).type(problemType).send(invalidKey);
+  const { keyId, refusal } = checkKey(settings.keyIds, request.headers['x-api-key']);
+  if (refusal !== undefined) {
+    reply.code(refusal.status).headers(refusal.headers).send(refusal.body);
     return;
   }
   request.keyId = keyId;

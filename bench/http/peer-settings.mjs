@@ -36,9 +36,20 @@ export function peerSettings() {
 }
 
 /** The key's id, or null for a key the map does not hold (a repeated header is not one key). */
-export function keyIdOf(keyIds, presented) {
+function keyIdOf(keyIds, presented) {
   const key = Array.isArray(presented) ? presented.join(', ') : presented;
   return keyIds.get(hash('sha256', key, 'hex')) ?? null;
+}
+
+/**
+ * The key check both peers run, as nerkh answers it: `{ keyId }` for a known key, else
+ * `{ refusal }` with the status, header fields and RFC 9457 problem body to send (a 401 with
+ * WWW-Authenticate, RFC 9110 §15.5.2, without a key; a 403 for an unknown one).
+ */
+export function checkKey(keyIds, presented) {
+  if (presented === undefined || presented === '') return { refusal: missingKey };
+  const keyId = keyIdOf(keyIds, presented);
+  return keyId === null ? { refusal: invalidKey } : { keyId };
 }
 
 /** The fields the node:http floor sends with the same body. */
@@ -48,11 +59,11 @@ export const responseHeaders = {
   'cache-control': 'private, max-age=600',
 };
 
-export const problemType = 'application/problem+json';
+const problemType = 'application/problem+json';
 
-/** 401 and 403 as nerkh answers them (RFC 9457 problem documents; RFC 9110 §15.5.2 for the 401). */
-export const missingKey = {
-  headers: { 'www-authenticate': 'ApiKey realm="peer", header="X-API-Key"' },
+const missingKey = {
+  status: 401,
+  headers: { 'content-type': problemType, 'www-authenticate': 'ApiKey realm="peer", header="X-API-Key"' },
   body: JSON.stringify({
     type: 'about:blank',
     title: 'Missing API key',
@@ -61,9 +72,13 @@ export const missingKey = {
   }),
 };
 
-export const invalidKey = JSON.stringify({
-  type: 'about:blank',
-  title: 'Invalid API key',
+const invalidKey = {
   status: 403,
-  detail: 'The API key is not valid.',
-});
+  headers: { 'content-type': problemType },
+  body: JSON.stringify({
+    type: 'about:blank',
+    title: 'Invalid API key',
+    status: 403,
+    detail: 'The API key is not valid.',
+  }),
+};
