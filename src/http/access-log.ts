@@ -48,36 +48,70 @@ export function requestIdOf(request: IncomingMessage): string {
     : randomUUID();
 }
 
+/** What one access-log line says of an answered request. */
+export interface AccessEntry {
+  requestId: string;
+  method: string;
+  /** The request target as received; redacted here (loggableUrl). */
+  url: string;
+  /** The matched route's template (for the metrics), undefined when none matched. */
+  route: string | undefined;
+  status: number;
+  elapsedMs: number;
+  ip: string;
+  /** Id of the API key that authenticated the request (never the key), if any. */
+  keyId: string | null;
+}
+
 /**
- * One access-log line and one metrics observation (route, status, duration) per response: request id, method, URL (redacted as above), status and
- * duration. Fastify's built-in request logging is off because it logs the raw URL.
- * `X-API-Key` is never read here, and every field is a string or number built here (see
- * flatLineLogger); the top-level key names stay redacted.
+ * One access-log line and one metrics observation (route, status, duration) per response: request
+ * id, method, URL (redacted as above), status and duration. Fastify's built-in request logging is
+ * off because it logs the raw URL. `X-API-Key` is never read here, and every field is a string or
+ * number built here (see flatLineLogger); the top-level key names stay redacted. Responses sent
+ * through Fastify are recorded by its `onResponse` hook (`install`); the rates fast path
+ * (./rates-fast-path.ts) records its own with `record`, so both write the same line.
  */
-export function installAccessLog(
-  app: FastifyInstance,
-  logger: Logger,
-  metrics: Pick<HttpMetrics, 'request'>,
-): void {
-  const lines = flatLineLogger(logger);
-  // A callback hook: an async one costs a promise per request for no waiting at all.
-  app.addHook('onResponse', (request, reply, done) => {
-    const elapsedMs = reply.elapsedTime;
+export class AccessLog {
+  readonly #lines: Logger;
+  readonly #metrics: Pick<HttpMetrics, 'request'>;
+
+  constructor(logger: Logger, metrics: Pick<HttpMetrics, 'request'>) {
+    this.#lines = flatLineLogger(logger);
+    this.#metrics = metrics;
+  }
+
+  record(entry: AccessEntry): void {
     // Recorded here rather than in a hook of its own: one hook per request, not two.
-    metrics.request(request.routeOptions.url, reply.statusCode, elapsedMs / 1000);
+    this.#metrics.request(entry.route, entry.status, entry.elapsedMs / 1000);
     // The request id first, where request.log's binding puts it: one line shape for every reader.
-    lines.info(
+    this.#lines.info(
       {
-        req_id: request.id,
-        method: request.method,
-        url: loggableUrl(request.url),
-        status: reply.statusCode,
-        duration_ms: Math.round(elapsedMs * 100) / 100,
-        ip: request.ip,
-        key_id: request.apiKeyId ?? undefined,
+        req_id: entry.requestId,
+        method: entry.method,
+        url: loggableUrl(entry.url),
+        status: entry.status,
+        duration_ms: Math.round(entry.elapsedMs * 100) / 100,
+        ip: entry.ip,
+        key_id: entry.keyId ?? undefined,
       },
       'request',
     );
-    done();
-  });
+  }
+
+  install(app: FastifyInstance): void {
+    // A callback hook: an async one costs a promise per request for no waiting at all.
+    app.addHook('onResponse', (request, reply, done) => {
+      this.record({
+        requestId: request.id,
+        method: request.method,
+        url: request.url,
+        route: request.routeOptions.url,
+        status: reply.statusCode,
+        elapsedMs: reply.elapsedTime,
+        ip: request.ip,
+        keyId: request.apiKeyId,
+      });
+      done();
+    });
+  }
 }

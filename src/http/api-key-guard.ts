@@ -6,6 +6,7 @@ import type { HttpMetrics } from '../metrics/http-metrics.ts';
 import { clientNetwork } from '../net/client-network.ts';
 import { queryCarriesKey } from './access-log.ts';
 import { type ProblemError, problem } from './error-catalog.ts';
+import { RateLimitFields, ratePolicyName } from './rate-limit-fields.ts';
 import { queryOf } from './request-target.ts';
 
 declare module 'fastify' {
@@ -28,9 +29,6 @@ interface ApiKeyGuardOptions {
   clock: () => number;
   metrics: Pick<HttpMetrics, 'limitDecision' | 'invalidKey' | 'keyChecksPaused'>;
 }
-
-/** The one limit policy, named as draft-ietf-httpapi-ratelimit-headers names policies. */
-const ratePolicyName = 'default';
 
 type Done = HookHandlerDoneFunction;
 
@@ -102,16 +100,7 @@ function missingKey(url: string): ProblemError {
 export function apiKeyGuard(options: ApiKeyGuardOptions): onRequestHookHandler {
   const { authenticator, limiter, failedKeys, defaultLimit, windowSeconds, failureLimit, clock, metrics } =
     options;
-  // `RateLimit-Policy` is the same for every request under one limit: built once per limit.
-  const policies = new Map<number, string>();
-  const policyHeader = (limit: number): string => {
-    let value = policies.get(limit);
-    if (value === undefined) {
-      value = `"${ratePolicyName}";q=${limit};w=${windowSeconds}`;
-      if (policies.size < 1000) policies.set(limit, value);
-    }
-    return value;
-  };
+  const rateLimitFields = new RateLimitFields(windowSeconds);
 
   function checkKey(request: FastifyRequest, reply: FastifyReply, done: Done, now: number) {
     // Node joins repeated unknown headers with ", " (typed string[] only for some headers); either
@@ -166,10 +155,8 @@ export function apiKeyGuard(options: ApiKeyGuardOptions): onRequestHookHandler {
   }
 
   function answer(reply: FastifyReply, done: Done, limit: number, decision: RateLimitDecision) {
-    // draft-ietf-httpapi-ratelimit-headers: the policy (quota q per window w seconds) and the
-    // current state (r requests remaining, t seconds until the next slot frees).
-    reply.header('ratelimit-policy', policyHeader(limit));
-    reply.header('ratelimit', `"${ratePolicyName}";r=${decision.remaining};t=${decision.resetSeconds}`);
+    reply.header('ratelimit-policy', rateLimitFields.policy(limit));
+    reply.header('ratelimit', rateLimitFields.state(decision));
     metrics.limitDecision(decision.allowed);
     if (decision.allowed) {
       done();

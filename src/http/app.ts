@@ -10,6 +10,7 @@ import { KeyAuthenticator } from '../keys/authenticator.ts';
 import type { Limiters } from '../limiter/open-limiter.ts';
 import type { Logger } from '../logger.ts';
 import { HttpMetrics } from '../metrics/http-metrics.ts';
+import { clientAddressOf } from '../net/client-address.ts';
 import type {
   ApiKeyStore,
   ChangeFeed,
@@ -18,7 +19,7 @@ import type {
   KeyRequestStore,
   SnapshotStore,
 } from '../store/types.ts';
-import { installAccessLog, requestIdOf } from './access-log.ts';
+import { AccessLog, requestIdOf } from './access-log.ts';
 import { apiKeyGuard } from './api-key-guard.ts';
 import { currentHealth } from './current-health.ts';
 import { openApiOptions } from './discovery/openapi.ts';
@@ -30,6 +31,7 @@ import {
   frameworkErrorHandler,
   installProblemHandlers,
 } from './problem-handlers.ts';
+import { RatesFastPath } from './rates-fast-path.ts';
 import { lazyRequestLogger } from './request-logger.ts';
 import { ResponseHeaders } from './response-headers.ts';
 import { behindApiKey } from './routes/behind-api-key.ts';
@@ -70,6 +72,11 @@ export interface AppDeps {
   lastUseFlushMs?: number;
   /** Invalid keys per client address per rate window before key checks pause (default 30). */
   failureLimit?: number;
+  /**
+   * Whether the rates fast path (./rates-fast-path.ts) answers the common keyed request ahead of
+   * Fastify (default true); tests turn it off to send the same requests through the route alone.
+   */
+  ratesFastPath?: boolean;
 }
 
 export type NerkhApp = FastifyInstance<
@@ -200,7 +207,8 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
 
   app.decorateRequest('apiKeyId', null);
   installProblemHandlers(app, config.publicUrl);
-  installAccessLog(app, logger, metrics);
+  const accessLog = new AccessLog(logger, metrics);
+  accessLog.install(app);
   responseHeaders.install(app);
   await app.register(swagger, openApiOptions(config.publicUrl));
 
@@ -217,6 +225,22 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
     clock,
   });
   await app.register(discoveryPlugin, { pages: pages.en });
+
+  if (deps.ratesFastPath !== false) {
+    new RatesFastPath({
+      snapshots,
+      authenticator,
+      limiter,
+      failedKeys,
+      defaultLimit: config.NERKH_RATE_LIMIT,
+      windowSeconds: config.NERKH_RATE_WINDOW_SECONDS,
+      clock,
+      clientAddress: clientAddressOf(config.trustProxy),
+      responseHeaders,
+      accessLog,
+      metrics,
+    }).installOn(app.server);
+  }
 
   await firstSnapshot;
   await authenticator.start();

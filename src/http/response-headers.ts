@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 
 /**
@@ -66,14 +67,32 @@ export class ResponseHeaders {
    * Fastify sends nothing more; `onResponse` hooks (the access log) still run when it finishes.
    */
   sendPrepared(reply: FastifyReply, status: number, fields: readonly string[], body?: Buffer): void {
-    const head = status === 304 ? [...fields] : [...this.#bodyFields, ...fields];
-    head.push('x-request-id', reply.request.id);
     const set = reply.getHeaders();
-    for (const name in set) head.push(name, String(set[name]));
-    if (this.#closing) head.push('connection', 'close');
+    const hooked: string[] = [];
+    for (const name in set) hooked.push(name, String(set[name]));
     reply.hijack();
-    reply.raw.writeHead(status, head);
-    reply.raw.end(body);
+    this.writePrepared(reply.raw, status, fields, hooked, reply.request.id, body);
+  }
+
+  /**
+   * Writes a prepared response on node:http directly, in one `writeHead` and one `end`: the
+   * security fields that apply, `fields`, `more` (the rate-limit state), `X-Request-Id` and
+   * `Connection: close` once shutdown began. How `sendPrepared` and the rates fast path
+   * (./rates-fast-path.ts) send, so both send the same fields.
+   */
+  writePrepared(
+    response: ServerResponse,
+    status: number,
+    fields: readonly string[],
+    more: readonly string[],
+    requestId: string,
+    body?: Buffer,
+  ): void {
+    const head = status === 304 ? [...fields, ...more] : [...this.#bodyFields, ...fields, ...more];
+    head.push('x-request-id', requestId);
+    if (this.#closing) head.push('connection', 'close');
+    response.writeHead(status, head);
+    response.end(body);
   }
 
   #securityOf(reply: FastifyReply): ReadonlyArray<readonly [string, string]> {

@@ -31,6 +31,9 @@ class ValidKey implements AuthenticatedKey {
   }
 }
 
+/** What the caches answer for a presented string that cannot be a key (wrong length or checksum). */
+const notAKey = Symbol('not a key');
+
 /** Key checks answered by the caches (valid or invalid) and by a store read, since start. */
 export interface KeyCacheCounts {
   hits: number;
@@ -131,31 +134,47 @@ export class KeyAuthenticator {
    * for the store.
    */
   authenticate(presented: string): MaybePromise<AuthenticatedKey | null> {
+    const cached = this.#fromCaches(presented);
+    if (cached === undefined) {
+      this.#counts.misses++;
+      return this.#lookUp(presented, apiKeyDigest(presented));
+    }
+    if (cached === notAKey) return null;
+    this.#counts.hits++;
+    return cached === null ? null : this.#admit(cached);
+  }
+
+  /**
+   * The identity of a key the caches know as valid (and not expired), or undefined when they
+   * hold no such answer and only `authenticate` can tell: what the rates fast path
+   * (../http/rates-fast-path.ts) asks, handing every other key to the route that authenticates.
+   */
+  cachedValid(presented: string): AuthenticatedKey | undefined {
+    const cached = this.#fromCaches(presented);
+    if (cached === undefined || cached === null || cached === notAKey) return undefined;
+    const admitted = this.#admit(cached);
+    if (admitted === null) return undefined;
+    this.#counts.hits++;
+    return admitted;
+  }
+
+  /**
+   * What the caches say of `presented`: a valid key, null for a key they know is not valid,
+   * `notAKey` for a string no store could hold (answered without counting it as a cache hit), or
+   * undefined when only the store can tell.
+   */
+  #fromCaches(presented: string): ValidKey | null | typeof notAKey | undefined {
     const recent = this.#recent.get(presented);
-    if (recent !== undefined) {
-      this.#counts.hits++;
-      return this.#admit(recent);
-    }
-    if (presented.length !== apiKeyLength) return null;
+    if (recent !== undefined) return recent;
+    if (presented.length !== apiKeyLength) return notAKey;
     const previous = this.#previous.get(presented);
-    if (previous !== undefined) {
-      this.#counts.hits++;
-      return this.#admit(this.#remember(presented, previous));
-    }
+    if (previous !== undefined) return this.#remember(presented, previous);
     const digest = apiKeyDigest(presented);
     const valid = this.#valid.get(digest);
-    if (valid !== undefined) {
-      this.#counts.hits++;
-      return this.#admit(this.#remember(presented, valid));
-    }
-    if (this.#invalid.has(digest)) {
-      this.#counts.hits++;
-      return null;
-    }
+    if (valid !== undefined) return this.#remember(presented, valid);
+    if (this.#invalid.has(digest)) return null;
     // The checksum refuses mistyped or invented keys without a store read (and without caching them).
-    if (!isWellFormedApiKey(presented)) return null;
-    this.#counts.misses++;
-    return this.#lookUp(presented, digest);
+    return isWellFormedApiKey(presented) ? undefined : notAKey;
   }
 
   /** Cache hits and misses so far, for the metrics. */

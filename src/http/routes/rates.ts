@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { negotiateContentCoding } from '../content-coding.ts';
 import { problem, problemResponse } from '../error-catalog.ts';
+import { ratesResponse } from '../rates-response.ts';
 import type { ResponseHeaders } from '../response-headers.ts';
 import { RatesResponseSchema } from '../schemas.ts';
-import type { EncodedBody, SnapshotCache, SnapshotView } from '../snapshot-cache.ts';
+import type { EncodedBody, SnapshotCache } from '../snapshot-cache.ts';
 
 interface RatesRouteOptions {
   /** The served snapshot: `snapshots.current()` is null before the first commit. */
@@ -29,31 +29,6 @@ const rateLimitHeaders = {
     examples: ['"default";q=60;w=60'],
   }),
 };
-
-/** Weak comparison of If-None-Match against the selected representation (RFC 9110 §13.1.2). */
-function etagMatches(ifNoneMatch: string, etag: string): boolean {
-  // The common case, a client sending back the one tag it was given, needs no parsing.
-  if (ifNoneMatch === etag) return true;
-  if (ifNoneMatch.trim() === '*') return true;
-  for (const candidate of ifNoneMatch.split(',')) {
-    const tag = candidate.trim();
-    if ((tag.startsWith('W/') ? tag.slice(2) : tag) === etag) return true;
-  }
-  return false;
-}
-
-function notModified(
-  headers: { 'if-none-match'?: string; 'if-modified-since'?: string },
-  etag: string,
-  view: SnapshotView,
-): boolean {
-  // If-None-Match, when present, decides alone (RFC 9110 §13.1.3).
-  if (headers['if-none-match'] !== undefined) return etagMatches(headers['if-none-match'], etag);
-  const since = headers['if-modified-since'];
-  if (since === undefined) return false;
-  const sinceMs = Date.parse(since);
-  return Number.isFinite(sinceMs) && Math.floor(view.updatedAtMs / 1000) * 1000 <= sinceMs;
-}
 
 /**
  * `GET /v1/rates[?symbol=]` (docs/architecture.md#http-contract), registered behind the key check
@@ -173,20 +148,8 @@ export const ratesRoutes: FastifyPluginAsyncTypebox<RatesRouteOptions> = async (
           );
         }
       }
-      const representation = body[negotiateContentCoding(request.headers['accept-encoding'])];
-      const cacheControl = ['cache-control', view.cacheControl(clock())];
-      // The bytes and fields of RatesResponseSchema, worked out with the snapshot: nothing to
-      // serialize, so the response goes out as it is, in one write.
-      if (notModified(request.headers, representation.etag, view)) {
-        responseHeaders.sendPrepared(reply, 304, [...representation.notModifiedFields, ...cacheControl]);
-        return;
-      }
-      responseHeaders.sendPrepared(
-        reply,
-        200,
-        [...representation.fields, ...cacheControl],
-        representation.body,
-      );
+      const answer = ratesResponse(view, body, request.headers, clock());
+      responseHeaders.sendPrepared(reply, answer.status, answer.fields, answer.body);
     },
   );
 };

@@ -1,0 +1,170 @@
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
+import type { AuthenticatedKey, KeyAuthenticator } from '../keys/authenticator.ts';
+import type { FailedKeyThrottle } from '../limiter/failed-key-throttle.ts';
+import type { RateLimitDecision, RateLimiter } from '../limiter/types.ts';
+import type { HttpMetrics } from '../metrics/http-metrics.ts';
+import { clientNetwork } from '../net/client-network.ts';
+import { type AccessLog, requestIdOf } from './access-log.ts';
+import { RateLimitFields } from './rate-limit-fields.ts';
+import { ratesResponse } from './rates-response.ts';
+import type { ResponseHeaders } from './response-headers.ts';
+import type { EncodedBody, SnapshotCache, SnapshotView } from './snapshot-cache.ts';
+
+interface RatesFastPathOptions {
+  snapshots: SnapshotCache;
+  authenticator: KeyAuthenticator;
+  limiter: RateLimiter;
+  failedKeys: FailedKeyThrottle;
+  defaultLimit: number;
+  windowSeconds: number;
+  clock: () => number;
+  /** The request's client address, as Fastify's `request.ip` would give it (../net/client-address.ts). */
+  clientAddress: (request: IncomingMessage) => string | undefined;
+  responseHeaders: ResponseHeaders;
+  accessLog: AccessLog;
+  metrics: Pick<HttpMetrics, 'limitDecision'>;
+}
+
+/** The route's template, as Fastify names it in the metrics. */
+const route = '/v1/rates';
+/** The one query the fast path answers: `symbol`, once, as the route's schema accepts it. */
+const symbolTarget = /^\/v1\/rates\?symbol=([A-Za-z0-9]{1,20})$/;
+
+/**
+ * The common `GET /v1/rates`, answered on node:http before Fastify routes it (docs/architecture.md
+ * "The rates fast path"): a request with a key the caches know as valid, for the full list or a
+ * listed symbol, that the limit admits. Everything else (no key, an unknown or uncached key, a
+ * paused client address, a query the schema would refuse or that holds more than `symbol`, an
+ * unlisted symbol, no snapshot yet, a refusal of the limit, any other method or path) is handed to
+ * Fastify untouched, where the route, its schema and the one error handler answer it; so every
+ * problem document still comes from one place. Nothing is counted before a request is known to be
+ * answered here, except a refused limit decision, which counts nothing.
+ *
+ * What an admitted request gets is what the route sends: the same representation
+ * (./rates-response.ts), the same fields in one `writeHead` (ResponseHeaders.writePrepared), the
+ * same `RateLimit` fields (./rate-limit-fields.ts), request id, access-log line and metrics
+ * (./access-log.ts). A socket test sends the same requests through both and compares them.
+ *
+ * Why: Fastify's routing, request and reply objects and hook chain cost as much per request as
+ * everything nerkh does for it (README "Performance").
+ */
+export class RatesFastPath {
+  readonly #options: RatesFastPathOptions;
+  readonly #rateLimitFields: RateLimitFields;
+
+  constructor(options: RatesFastPathOptions) {
+    this.#options = options;
+    this.#rateLimitFields = new RateLimitFields(options.windowSeconds);
+  }
+
+  /**
+   * Puts the fast path in front of the server's request listener (Fastify's), which gets every
+   * request the fast path does not answer.
+   */
+  installOn(server: Server): void {
+    const listeners = server.listeners('request') as RequestListener[];
+    const [fastify] = listeners;
+    if (listeners.length !== 1 || fastify === undefined) {
+      throw new Error(`expected one request listener (Fastify's) on the server, found ${listeners.length}`);
+    }
+    server.removeListener('request', fastify);
+    server.on('request', (request: IncomingMessage, response: ServerResponse) =>
+      this.serve(request, response, fastify),
+    );
+  }
+
+  /** Answers `request`, or hands it to `next` untouched. */
+  serve(request: IncomingMessage, response: ServerResponse, next: RequestListener): void {
+    const startMs = performance.now();
+    const target = request.url;
+    const view = this.#options.snapshots.current();
+    const presented = request.headers['x-api-key'];
+    if (
+      request.method !== 'GET' ||
+      target === undefined ||
+      view === null ||
+      typeof presented !== 'string' ||
+      presented === ''
+    ) {
+      next(request, response);
+      return;
+    }
+    const body = this.#bodyFor(target, view);
+    const ip = body === null ? undefined : this.#options.clientAddress(request);
+    if (body === null || ip === undefined) {
+      next(request, response);
+      return;
+    }
+    const { authenticator, failedKeys, limiter, clock } = this.#options;
+    const nowMs = clock();
+    // A paused address, or a key only the store knows: the route's key check answers them.
+    const key =
+      failedKeys.pausedSeconds(clientNetwork(ip), nowMs) > 0
+        ? undefined
+        : authenticator.cachedValid(presented);
+    if (key === undefined) {
+      next(request, response);
+      return;
+    }
+    const limit = key.rateLimit ?? this.#options.defaultLimit;
+    const decision = limiter.take(key.id, limit, nowMs);
+    const answer = (taken: RateLimitDecision): void => {
+      // A refusal counted nothing: the route takes its own decision and sends the 429 problem.
+      if (taken.allowed) this.#send(request, response, { view, body, key, limit, taken, ip, startMs });
+      else next(request, response);
+    };
+    if (decision instanceof Promise) {
+      decision.then(answer, () => next(request, response));
+    } else answer(decision);
+  }
+
+  /** The full list or the one listed symbol the target asks for, or null for any other target. */
+  #bodyFor(target: string, view: SnapshotView): EncodedBody | null {
+    if (target === route) return view.all;
+    const match = symbolTarget.exec(target);
+    return match === null ? null : view.forSymbol((match[1] as string).toUpperCase());
+  }
+
+  #send(request: IncomingMessage, response: ServerResponse, admitted: Admitted): void {
+    const { view, body, key, limit, taken, ip, startMs } = admitted;
+    const { responseHeaders, accessLog, metrics, clock } = this.#options;
+    metrics.limitDecision(true);
+    const requestId = requestIdOf(request);
+    const answer = ratesResponse(view, body, request.headers, clock());
+    const limitFields = [
+      'ratelimit-policy',
+      this.#rateLimitFields.policy(limit),
+      'ratelimit',
+      this.#rateLimitFields.state(taken),
+    ];
+    responseHeaders.writePrepared(
+      response,
+      answer.status,
+      answer.fields,
+      limitFields,
+      requestId,
+      answer.body,
+    );
+    accessLog.record({
+      requestId,
+      method: 'GET',
+      url: request.url as string,
+      route,
+      status: answer.status,
+      elapsedMs: performance.now() - startMs,
+      ip,
+      keyId: key.id,
+    });
+  }
+}
+
+/** What an admitted request is answered from. */
+interface Admitted {
+  view: SnapshotView;
+  body: EncodedBody;
+  key: AuthenticatedKey;
+  limit: number;
+  taken: RateLimitDecision;
+  ip: string;
+  startMs: number;
+}

@@ -1,0 +1,169 @@
+import { request as httpRequest } from 'node:http';
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
+import type { AppDeps } from '../../src/http/app.ts';
+import { ResponseHeaders } from '../../src/http/response-headers.ts';
+import { listen } from '../../src/http/server.ts';
+import { memoryLimiters } from '../../src/limiter/open-limiter.ts';
+import type { RateLimiter } from '../../src/limiter/types.ts';
+import { buildTestApp, LogCapture, type TestApp, testConfig } from './fixtures.ts';
+
+interface Answer {
+  status: number;
+  /** Header fields in the order sent, names lower-cased; Date and a generated X-Request-Id left out. */
+  fields: string[];
+  body: string;
+}
+
+function get(
+  port: number,
+  target: string,
+  headers: Record<string, string> = {},
+  method = 'GET',
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const sent = httpRequest({ host: '127.0.0.1', port, path: target, method, headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        const fields: string[] = [];
+        const raw = response.rawHeaders;
+        for (let index = 0; index < raw.length; index += 2) {
+          const name = (raw[index] as string).toLowerCase();
+          const value = raw[index + 1] as string;
+          if (name === 'date') continue;
+          if (name === 'x-request-id' && headers['x-request-id'] === undefined) {
+            expect(value).toMatch(/^[0-9a-f-]{36}$/);
+            continue;
+          }
+          fields.push(`${name}: ${value}`);
+        }
+        resolve({ status: response.statusCode ?? 0, fields, body: Buffer.concat(chunks).toString('latin1') });
+      });
+    });
+    sent.on('error', reject);
+    sent.end();
+  });
+}
+
+interface Served {
+  t: TestApp;
+  port: number;
+  logs: LogCapture;
+  /** A key limited to 3 requests a window. */
+  limited: string;
+}
+
+async function serve(deps: Partial<AppDeps>): Promise<Served> {
+  const logs = new LogCapture();
+  const t = await buildTestApp({ logs, deps });
+  onTestFinished(() => t.app.close());
+  const port = Number(new URL(await listen(t.app, '127.0.0.1', 0)).port);
+  const { key: limited } = await t.issue(3);
+  return { t, port, logs, limited };
+}
+
+/** The access-log lines of `logs`, without what differs between two apps by nature. */
+function accessLines(logs: LogCapture): unknown[] {
+  return logs.lines
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((line) => line.msg === 'request')
+    .map(({ time: _time, pid: _pid, hostname: _hostname, req_id, duration_ms, key_id, ...line }) => {
+      expect(typeof duration_ms).toBe('number');
+      return { ...line, req_id: typeof req_id, key_id: typeof key_id };
+    });
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('the rates fast path answers exactly as the route does', () => {
+  it('sends the same status, header fields, body and access line for every kind of request', async () => {
+    const fast = await serve({});
+    const route = await serve({ ratesFastPath: false });
+    // Asked of both, so both keys have made the same requests before the comparison.
+    const etagOf = async (s: Served) =>
+      (await get(s.port, '/v1/rates', { 'x-api-key': s.t.key })).fields.find((field) =>
+        field.startsWith('etag: '),
+      );
+    const etag = await etagOf(fast);
+    expect(await etagOf(route)).toBe(etag);
+    const requests: Array<[string, (s: Served) => Record<string, string>, string?]> = [
+      ['/v1/rates', (s) => ({ 'x-api-key': s.t.key })],
+      ['/v1/rates', (s) => ({ 'x-api-key': s.t.key, 'accept-encoding': 'gzip' })],
+      ['/v1/rates', (s) => ({ 'x-api-key': s.t.key, 'accept-encoding': 'gzip, br' })],
+      ['/v1/rates?symbol=btc', (s) => ({ 'x-api-key': s.t.key })],
+      ['/v1/rates?symbol=ETH', (s) => ({ 'x-api-key': s.t.key, 'x-request-id': 'client-chosen.1' })],
+      ['/v1/rates', (s) => ({ 'x-api-key': s.t.key, 'if-none-match': etag?.slice(6) ?? '' })],
+      ['/v1/rates', (s) => ({ 'x-api-key': s.t.key, 'if-modified-since': 'Fri, 01 Jan 2100 00:00:00 GMT' })],
+      ['/v1/rates', (s) => ({ 'x-api-key': s.t.key, 'if-modified-since': 'Fri, 01 Jan 1999 00:00:00 GMT' })],
+      ['/v1/rates?symbol=NOPE', (s) => ({ 'x-api-key': s.t.key })],
+      ['/v1/rates?symbol=b-c', (s) => ({ 'x-api-key': s.t.key })],
+      ['/v1/rates?symbol=BTC&symbol=ETH', (s) => ({ 'x-api-key': s.t.key })],
+      ['/v1/rates?symbol=BTC&extra=1', (s) => ({ 'x-api-key': s.t.key })],
+      ['/v1/rates?key=secret', () => ({})],
+      ['/v1/rates', () => ({})],
+      ['/v1/rates', () => ({ 'x-api-key': 'not-a-key' })],
+      ['/v1/rates', (s) => ({ 'x-api-key': s.t.key }), 'HEAD'],
+      ...Array.from({ length: 4 }, (): [string, (s: Served) => Record<string, string>] => [
+        '/v1/rates?symbol=BTC',
+        (s) => ({ 'x-api-key': s.limited }),
+      ]),
+    ];
+    for (const [target, headers, method] of requests) {
+      const viaFastPath = await get(fast.port, target, headers(fast), method);
+      const viaRoute = await get(route.port, target, headers(route), method);
+      expect(viaFastPath, `${method ?? 'GET'} ${target}`).toEqual(viaRoute);
+    }
+    expect(accessLines(fast.logs)).toEqual(accessLines(route.logs));
+  });
+
+  it('answers the common request itself and hands every other one to the route', async () => {
+    const fast = await serve({});
+    const throughRoute = vi.spyOn(ResponseHeaders.prototype, 'sendPrepared');
+    const key = { 'x-api-key': fast.t.key };
+    // The key's first request goes through the route, which authenticates it against the store.
+    expect((await get(fast.port, '/v1/rates', key)).status).toBe(200);
+    expect(throughRoute).toHaveBeenCalledTimes(1);
+    expect((await get(fast.port, '/v1/rates', key)).status).toBe(200);
+    expect((await get(fast.port, '/v1/rates?symbol=btc', key)).status).toBe(200);
+    expect((await get(fast.port, '/v1/rates', { ...key, 'accept-encoding': 'br' })).status).toBe(200);
+    expect(throughRoute).toHaveBeenCalledTimes(1);
+    // A target the schema must judge, or a HEAD, is the route's.
+    expect((await get(fast.port, '/v1/rates?symbol=BTC&extra=1', key)).status).toBe(200);
+    expect((await get(fast.port, '/v1/rates', key, 'HEAD')).status).toBe(200);
+    expect(throughRoute).toHaveBeenCalledTimes(3);
+  });
+
+  it('waits for a limiter that answers later, and leaves its refusals to the route', async () => {
+    const memory = memoryLimiters(testConfig());
+    onTestFinished(() => memory.close());
+    const decisions: string[] = [];
+    const later: RateLimiter = {
+      take: async (key, limit, nowMs) => {
+        const decision = await memory.requests.take(key, limit, nowMs);
+        decisions.push(decision.allowed ? 'admitted' : 'refused');
+        return decision;
+      },
+      peek: (key, limit, nowMs) => memory.requests.peek(key, limit, nowMs),
+      close: async () => {},
+    };
+    const fast = await serve({ limiters: { ...memory, requests: later } });
+    const statuses: number[] = [];
+    for (let request = 0; request < 5; request++) {
+      statuses.push((await get(fast.port, '/v1/rates', { 'x-api-key': fast.limited })).status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 429, 429]);
+    // The route's first check, two admissions here, then each refusal asked twice (here, then the
+    // route): a refusal counts nothing, so asking twice admits nothing more.
+    expect(decisions).toEqual([
+      'admitted',
+      'admitted',
+      'admitted',
+      'refused',
+      'refused',
+      'refused',
+      'refused',
+    ]);
+  });
+});
