@@ -31,8 +31,8 @@ const route = '/v1/rates';
 const symbolTarget = /^\/v1\/rates\?symbol=([A-Za-z0-9]{1,20})$/;
 
 /**
- * The common `GET /v1/rates`, answered on node:http before Fastify routes it (docs/architecture.md
- * "The rates fast path"): a request with a key the caches know as valid, for the full list or a
+ * The common `GET /v1/rates`, answered on node:http before Fastify routes it
+ * (docs/architecture.md#the-rates-fast-path): a request with a key the caches know as valid, for the full list or a
  * listed symbol, that the limit admits. Everything else (no key, an unknown or uncached key, a
  * paused client address, a query the schema would refuse or that holds more than `symbol`, an
  * unlisted symbol, no snapshot yet, a refusal of the limit, any other method or path) is handed to
