@@ -56,8 +56,13 @@ export function flatLineLogger(logger: Logger): Logger {
   return logger.child({}, { redact: { paths: keyFields, censor } });
 }
 
-/** Characters of lines collected before they are handed on as one write. */
-const batchChars = 4096;
+/**
+ * Characters of lines collected before they are handed on as one write. Each asynchronous write
+ * costs about as much CPU whatever its size up to here (a thread-pool round trip, with the server
+ * pinned to one core: 26 µs for 4 KiB, 32 µs for 16 KiB measured on the development machine), so
+ * larger batches cost less per line: about 0.5 µs for a 100-character access line instead of 1.5.
+ */
+const batchChars = 16_384;
 
 /**
  * Lines collected in an array and handed to sonic-boom joined, one string per batch. sonic-boom's
@@ -104,7 +109,7 @@ class LineBatches implements pino.DestinationStream {
 
 /**
  * stdout for a server that writes one access-log line per request: lines are collected and written
- * in batches of at least 4 KiB, so a busy server makes one write per ~15 requests instead of one
+ * in batches of at least 16 KiB, so a busy server makes one write per ~60 requests instead of one
  * each, and the write happens off the event loop (https://getpino.io/#/docs/asynchronous). A quiet
  * server's lines go out within `flushMs`; at exit what is left is written synchronously, so no
  * line is lost on a normal or signalled stop, and lines are always written whole.
