@@ -239,6 +239,7 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
       responseHeaders,
       accessLog,
       metrics,
+      logger,
     }).installOn(app.server);
   }
 

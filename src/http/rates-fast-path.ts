@@ -2,6 +2,7 @@ import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'n
 import type { AuthenticatedKey, KeyAuthenticator } from '../keys/authenticator.ts';
 import type { FailedKeyThrottle } from '../limiter/failed-key-throttle.ts';
 import type { RateLimitDecision, RateLimiter } from '../limiter/types.ts';
+import type { Logger } from '../logger.ts';
 import type { HttpMetrics } from '../metrics/http-metrics.ts';
 import { clientNetwork } from '../net/client-network.ts';
 import { type AccessLog, requestIdOf } from './access-log.ts';
@@ -23,6 +24,7 @@ interface RatesFastPathOptions {
   responseHeaders: ResponseHeaders;
   accessLog: AccessLog;
   metrics: Pick<HttpMetrics, 'limitDecision'>;
+  logger: Logger;
 }
 
 /** The route's template, as Fastify names it in the metrics. */
@@ -68,9 +70,13 @@ export class RatesFastPath {
       throw new Error(`expected one request listener (Fastify's) on the server, found ${listeners.length}`);
     }
     server.removeListener('request', fastify);
-    server.on('request', (request: IncomingMessage, response: ServerResponse) =>
-      this.serve(request, response, fastify),
-    );
+    server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+      try {
+        this.serve(request, response, fastify);
+      } catch (error) {
+        this.#fault(error, request, response, fastify);
+      }
+    });
   }
 
   /** Answers `request`, or hands it to `next` untouched. */
@@ -114,8 +120,24 @@ export class RatesFastPath {
       else next(request, response);
     };
     if (decision instanceof Promise) {
-      decision.then(answer, () => next(request, response));
+      // A limiter that fails (it falls back to memory rather than fail) leaves the request to the route.
+      decision
+        .then(answer, () => next(request, response))
+        .catch((error: unknown) => {
+          this.#fault(error, request, response, next);
+        });
     } else answer(decision);
+  }
+
+  /**
+   * A fault of the fast path itself is logged, and the request goes to the route, whose error
+   * handler answers it if the fault is shared; once a response has started, its socket is closed,
+   * as Fastify does with a response that fails midway. Never an uncaught exception.
+   */
+  #fault(error: unknown, request: IncomingMessage, response: ServerResponse, next: RequestListener): void {
+    this.#options.logger.error({ err: error }, 'rates fast path failed; the route answers');
+    if (response.headersSent) response.destroy();
+    else next(request, response);
   }
 
   /** The full list or the one listed symbol the target asks for, or null for any other target. */

@@ -167,3 +167,31 @@ describe('the rates fast path answers exactly as the route does', () => {
     ]);
   });
 });
+
+describe('a fault in the fast path', () => {
+  it('is logged and leaves the request to the route, whose error handler answers it', async () => {
+    const memory = memoryLimiters(testConfig());
+    onTestFinished(() => memory.close());
+    let failing = false;
+    const flaky: RateLimiter = {
+      take: (key, limit, nowMs) => {
+        if (failing) throw new Error('limiter bug');
+        return memory.requests.take(key, limit, nowMs);
+      },
+      peek: (key, limit, nowMs) => memory.requests.peek(key, limit, nowMs),
+      close: async () => {},
+    };
+    const fast = await serve({ limiters: { ...memory, requests: flaky } });
+    const key = { 'x-api-key': fast.t.key };
+    expect((await get(fast.port, '/v1/rates', key)).status).toBe(200);
+    failing = true;
+    const answer = await get(fast.port, '/v1/rates', key);
+    expect(answer.status).toBe(500);
+    expect(answer.fields).toContain('content-type: application/problem+json; charset=utf-8');
+    const faults = fast.logs.lines.filter((line) => line.includes('rates fast path failed'));
+    expect(faults).toHaveLength(1);
+    // The server goes on answering.
+    failing = false;
+    expect((await get(fast.port, '/v1/rates', key)).status).toBe(200);
+  });
+});
