@@ -151,6 +151,7 @@ export class RatesFastPath {
     const { view, body, key, limit, taken, ip, startMs } = admitted;
     const { responseHeaders, accessLog, metrics, clock } = this.#options;
     metrics.limitDecision(true);
+    this.#options.authenticator.countCacheHit();
     const requestId = requestIdOf(request);
     const answer = ratesResponse(view, body, request.headers, clock());
     const limitFields = [

@@ -148,14 +148,18 @@ export class KeyAuthenticator {
    * The identity of a key the caches know as valid (and not expired), or undefined when they
    * hold no such answer and only `authenticate` can tell: what the rates fast path
    * (../http/rates-fast-path.ts) asks, handing every other key to the route that authenticates.
+   * Not counted as a cache hit: the fast path counts one (`countCacheHit`) once it answers the
+   * request itself, so a request it hands on to the route is counted once, there.
    */
   cachedValid(presented: string): AuthenticatedKey | undefined {
     const cached = this.#fromCaches(presented);
     if (cached === undefined || cached === null || cached === notAKey) return undefined;
-    const admitted = this.#admit(cached);
-    if (admitted === null) return undefined;
+    return this.#admit(cached) ?? undefined;
+  }
+
+  /** Counts a key check answered from the caches outside `authenticate` (see `cachedValid`). */
+  countCacheHit(): void {
     this.#counts.hits++;
-    return admitted;
   }
 
   /**

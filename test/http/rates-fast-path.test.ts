@@ -1,10 +1,12 @@
 import { request as httpRequest } from 'node:http';
+import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { AppDeps } from '../../src/http/app.ts';
 import { ResponseHeaders } from '../../src/http/response-headers.ts';
 import { listen } from '../../src/http/server.ts';
 import { memoryLimiters } from '../../src/limiter/open-limiter.ts';
 import type { RateLimiter } from '../../src/limiter/types.ts';
+import { HttpMetrics } from '../../src/metrics/http-metrics.ts';
 import { buildTestApp, LogCapture, type TestApp, testConfig } from './fixtures.ts';
 
 interface Answer {
@@ -47,6 +49,7 @@ function get(
 
 interface Served {
   t: TestApp;
+  registry: Registry;
   port: number;
   logs: LogCapture;
   /** A key limited to 3 requests a window. */
@@ -55,11 +58,21 @@ interface Served {
 
 async function serve(deps: Partial<AppDeps>): Promise<Served> {
   const logs = new LogCapture();
-  const t = await buildTestApp({ logs, deps });
+  const registry = new Registry();
+  const t = await buildTestApp({ logs, deps: { metrics: new HttpMetrics(registry), ...deps } });
   onTestFinished(() => t.app.close());
   const port = Number(new URL(await listen(t.app, '127.0.0.1', 0)).port);
   const { key: limited } = await t.issue(3);
-  return { t, port, logs, limited };
+  return { t, registry, port, logs, limited };
+}
+
+/** The counts a scrape reports (requests by route and status, decisions, key checks), not durations. */
+async function counts(registry: Registry): Promise<string[]> {
+  return (await registry.metrics())
+    .split('\n')
+    .filter(
+      (line) => /^nerkh_\w+(_count|_total)(\{|\s)/.test(line) || line.startsWith('nerkh_api_key_cache'),
+    );
 }
 
 /** The access-log lines of `logs`, without what differs between two apps by nature. */
@@ -116,6 +129,11 @@ describe('the rates fast path answers exactly as the route does', () => {
       expect(viaFastPath, `${method ?? 'GET'} ${target}`).toEqual(viaRoute);
     }
     expect(accessLines(fast.logs)).toEqual(accessLines(route.logs));
+    const scraped = await counts(fast.registry);
+    expect(scraped.some((line) => line.startsWith('nerkh_api_key_cache_lookups_total{result="hit"}'))).toBe(
+      true,
+    );
+    expect(scraped).toEqual(await counts(route.registry));
   });
 
   it('answers the common request itself and hands every other one to the route', async () => {
