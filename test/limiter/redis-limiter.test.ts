@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { redisConnection } from '../../src/limiter/redis/connection.ts';
+import { maxBatchDecisions } from '../../src/limiter/redis/decision-batch.ts';
 import { slidingLogScript } from '../../src/limiter/redis/sliding-log-script.ts';
 import { RedisRateLimiter } from '../../src/limiter/redis-limiter.ts';
 import { deleteKeys, redisAvailable, testKeyPrefix, testRedisUrl } from '../support/redis.ts';
@@ -76,6 +77,81 @@ describe.skipIf(!available)('RedisRateLimiter against real Redis', () => {
     for (let i = 0; i < 5; i++) await limiter.take('k', 10, 42);
     expect(await redis.zcard(`${prefix}{k}`)).toBe(5);
     expect(await limiter.peek('k', 10, 42)).toMatchObject({ allowed: true, remaining: 4 });
+  });
+
+  /** A connection of its own, and the names of the commands sent on it. */
+  async function countedConnection() {
+    const connection = redisConnection(testRedisUrl, { commandTimeoutMs: 5000 });
+    onTestFinished(async () => {
+      await connection.quit();
+    });
+    await connection.connect();
+    const sent: string[] = [];
+    const send = connection.sendCommand.bind(connection);
+    connection.sendCommand = (command, stream) => {
+      sent.push(command.name);
+      return send(command, stream);
+    };
+    return { connection, sent };
+  }
+
+  it('decides the takes of one event-loop turn in one script call, each exactly', async () => {
+    const { connection, sent } = await countedConnection();
+    const limiter = new RedisRateLimiter({ redis: connection, windowMs: 60_000, prefix });
+    const decisions = await Promise.all(Array.from({ length: 150 }, () => limiter.take('k', 60, 0)));
+    expect(sent).toHaveLength(1);
+    const admitted = decisions.filter((decision) => decision.allowed);
+    expect(admitted.map((decision) => decision.remaining)).toEqual(
+      Array.from({ length: 60 }, (_, i) => 59 - i),
+    );
+    // The first 60 in the order asked, then refusals that wait for the first admission to leave.
+    expect(decisions.slice(0, 60).every((decision) => decision.allowed)).toBe(true);
+    for (const refused of decisions.slice(60)) {
+      expect(refused).toMatchObject({ allowed: false, remaining: 0, retryAfterSeconds: 60 });
+    }
+    // Admitted in one microsecond, each kept apart.
+    expect(await redis.zcard(`${prefix}{k}`)).toBe(60);
+  });
+
+  it('splits a turn of many decisions into bounded batches, interleaved keys each exact', async () => {
+    const { connection, sent } = await countedConnection();
+    const limiter = new RedisRateLimiter({ redis: connection, windowMs: 60_000, prefix });
+    const keys = ['a', 'b', 'c'];
+    const decisions = await Promise.all(
+      Array.from({ length: 450 }, (_, i) => limiter.take(keys[i % 3] as string, 60, 0)),
+    );
+    expect(sent).toHaveLength(Math.ceil(450 / maxBatchDecisions));
+    for (const [index, key] of keys.entries()) {
+      const own = decisions.filter((_, i) => i % 3 === index);
+      expect(own.filter((decision) => decision.allowed)).toHaveLength(60);
+      expect(await redis.zcard(`${prefix}{${key}}`)).toBe(60);
+    }
+  });
+
+  it('in one batch, a peek sees the takes asked before it and counts nothing', async () => {
+    const limiter = new RedisRateLimiter({ redis, windowMs: 60_000, prefix, clock: 'caller' });
+    const decisions = await Promise.all([
+      limiter.peek('k', 2, 5000),
+      limiter.take('k', 2, 5000),
+      limiter.peek('k', 2, 5000),
+      limiter.take('k', 2, 5000),
+      limiter.peek('k', 2, 5000),
+      limiter.take('k', 2, 5000),
+      limiter.peek('other', 2, 5000),
+    ]);
+    expect(
+      decisions.map(({ allowed, remaining, resetSeconds }) => [allowed, remaining, resetSeconds]),
+    ).toEqual([
+      [true, 1, 0],
+      [true, 1, 60],
+      [true, 0, 60],
+      [true, 0, 60],
+      [false, 0, 60],
+      [false, 0, 60],
+      [true, 1, 0],
+    ]);
+    expect(await redis.zcard(`${prefix}{k}`)).toBe(2);
+    expect(await redis.exists(`${prefix}{other}`)).toBe(0);
   });
 
   it('three instances on their own connections together admit exactly the limit', async () => {

@@ -48,8 +48,9 @@ class ReadBeforeTimeoutRedis extends Redis {
  *   reconnection (Redis may have run them already, and the request has had its answer);
  * - reconnection attempts at most a second apart, so the shared limit is back within seconds of
  *   Redis answering again;
- * - auto-pipelining: the commands of the requests an event-loop turn read go out in one write and
- *   come back in one read, instead of a system call each way per request.
+ * - no auto-pipelining: the limiters already send the decisions of one event-loop turn as one
+ *   command (DecisionBatch), from a setImmediate; ioredis's auto-pipelining would hold that
+ *   command for one more setImmediate, a whole further turn of the loop, and gather nothing more.
  * The connection is not opened here: `connect()` it, and `quit()` it at the end.
  */
 export function redisConnection(url: string, options: RedisConnectionOptions = {}): Redis {
@@ -58,7 +59,7 @@ export function redisConnection(url: string, options: RedisConnectionOptions = {
     {
       lazyConnect: true,
       enableOfflineQueue: false,
-      enableAutoPipelining: true,
+      enableAutoPipelining: false,
       connectTimeout: 2000,
       maxRetriesPerRequest: 0,
       autoResendUnfulfilledCommands: false,
