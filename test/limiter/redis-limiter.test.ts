@@ -1,12 +1,15 @@
 import { createHash } from 'node:crypto';
+import fc from 'fast-check';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { MemoryRateLimiter } from '../../src/limiter/memory-limiter.ts';
 import { redisConnection } from '../../src/limiter/redis/connection.ts';
 import { maxBatchDecisions } from '../../src/limiter/redis/decision-batch.ts';
 import { slidingLogScript } from '../../src/limiter/redis/sliding-log-script.ts';
 import { RedisRateLimiter } from '../../src/limiter/redis-limiter.ts';
 import { deleteKeys, redisAvailable, testKeyPrefix, testRedisUrl } from '../support/redis.ts';
 import { describeRateLimiterContract } from './rate-limiter-contract.ts';
+import { previousSlidingLogScript } from './redis/previous-sliding-log-script.ts';
 
 const available = await redisAvailable('Redis limiter tests');
 
@@ -152,6 +155,64 @@ describe.skipIf(!available)('RedisRateLimiter against real Redis', () => {
     ]);
     expect(await redis.zcard(`${prefix}{k}`)).toBe(2);
     expect(await redis.exists(`${prefix}{other}`)).toBe(0);
+  });
+
+  it('trims the admissions that left the window, keeping at most those of 1.125 windows', async () => {
+    const limiter = new RedisRateLimiter({ redis, windowMs: 8000, prefix, clock: 'caller' });
+    let largest = 0;
+    for (let now = 0; now < 40_000; now += 250) {
+      expect(await limiter.take('k', 1000, now)).toMatchObject({
+        allowed: true,
+        remaining: 1000 - Math.min(32, now / 250 + 1),
+      });
+      largest = Math.max(largest, await redis.zcard(`${prefix}{k}`));
+    }
+    // 32 admissions per window, 36 in 1.125 windows; without trimming the set would hold all 160.
+    expect(largest).toBeGreaterThan(32);
+    expect(largest).toBeLessThanOrEqual(36);
+  });
+
+  it('property: decides like the in-memory limiter when instances of the previous version share its keys', async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 8 }),
+        fc.array(fc.record({ gap: fc.integer({ min: 0, max: 2500 }), previous: fc.boolean() }), {
+          minLength: 1,
+          maxLength: 120,
+        }),
+        async (limit, steps) => {
+          const windowMs = 10_000;
+          const keyPrefix = `${prefix}compat${run++}:`;
+          const current = new RedisRateLimiter({ redis, windowMs, prefix: keyPrefix, clock: 'caller' });
+          const memory = new MemoryRateLimiter({ windowMs });
+          let now = 0;
+          for (const { gap, previous } of steps) {
+            now += gap;
+            const expected = memory.take('k', limit, now);
+            if (previous) {
+              const [allowed, remaining, resetSeconds] = (await redis.eval(
+                previousSlidingLogScript,
+                1,
+                `${keyPrefix}{k}`,
+                limit,
+                windowMs,
+                '1',
+                now,
+              )) as number[];
+              expect({ allowed: allowed === 1, remaining, resetSeconds }).toEqual({
+                allowed: expected.allowed,
+                remaining: expected.remaining,
+                resetSeconds: expected.resetSeconds,
+              });
+            } else {
+              expect(await current.take('k', limit, now)).toEqual(expected);
+            }
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 
   it('three instances on their own connections together admit exactly the limit', async () => {

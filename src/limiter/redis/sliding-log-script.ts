@@ -19,16 +19,21 @@
  * Every call into Redis costs about two microseconds of Redis's CPU, more than the Lua around it,
  * so each path makes only the calls it needs: a peek at a key with nothing in the window (the
  * invalid-key check of nearly every request) makes one; a refusal or a peek three and writes
- * nothing; an admission five (six when it is not the key's only one in the window). A member is
+ * nothing; an admission four, five when it is not the key's only one in the window, and six
+ * once per eighth of a window, when it trims the admissions that left the window. A member is
  * its admission time formatted with '%.0f' (Lua hands a bare number to Redis with 14 significant
  * digits, which would round a 16-digit microsecond time), so reading members without their
  * scores (no double formatted per reply) still gives the times; two admissions in the same
  * microsecond (from two instances, a caller's clock that stands still, or two decisions of one
- * batch) get a counter suffix, so neither replaces the other. Old admissions are trimmed by rank:
- * once the count of those in the window is known, every other member is older.
+ * batch) get a counter suffix, so neither replaces the other. Members are read and trimmed by
+ * rank: once the count of those in the window is known, they are the newest that many, and every
+ * other member is older. Admissions that left the window but are not trimmed yet are never
+ * counted (ZCOUNT over the window), so earlier versions of this script, which trim on every
+ * admission, decide the same on the same sets.
  */
 export const slidingLogScript = `
 local window = tonumber(ARGV[1]) * 1000
+local trimEvery = window / 8
 local redisClock
 -- Per key, the score of this batch's last admission to it and the suffix that admission took,
 -- so the admissions of one batch in one microsecond do not probe every suffix taken before.
@@ -56,19 +61,21 @@ local function decide(key, limit, admit, callerTime)
   -- A clock that steps back must not reopen slots: time never runs backwards for a key.
   local now = clock
   local inWindow = 0
-  local start
   if newest then
     newest = timeOf(newest)
     if newest > now then now = newest end
     -- Scores are whole microseconds: the window (now - window, now] starts at now - window + 1.
-    start = string.format('%.0f', now - window + 1)
-    inWindow = redis.call('ZCOUNT', key, start, '+inf')
+    inWindow = redis.call('ZCOUNT', key, string.format('%.0f', now - window + 1), '+inf')
   end
   local allowed = inWindow < limit
   local freeing = now
   if allowed and admit then
-    -- Admissions before the window can never count again: all but the newest inWindow go.
-    if newest then redis.call('ZREMRANGEBYRANK', key, 0, -inWindow - 1) end
+    -- Admissions before the window can never count again: all but the newest inWindow go, once
+    -- per eighth of a window (the first admission in a new eighth), so the set holds at most the
+    -- admissions of 1.125 windows, never above twice the limit.
+    if newest and math.floor(now / trimEvery) ~= math.floor(newest / trimEvery) then
+      redis.call('ZREMRANGEBYRANK', key, 0, -inWindow - 1)
+    end
     local score = string.format('%.0f', now)
     local member = score
     local suffix = 0
@@ -85,14 +92,16 @@ local function decide(key, limit, admit, callerTime)
     inWindow = inWindow + 1
     -- The key is useless once its newest admission has left the window: then it expires.
     redis.call('PEXPIRE', key, math.ceil((now - clock + window) / 1000))
-    -- Only admissions in the window are left, oldest first, and at most the limit of them.
-    if inWindow > 1 then freeing = timeOf(redis.call('ZRANGE', key, 0, 0)[1]) end
+    -- The admissions in the window are the newest inWindow (at most the limit of them): the
+    -- oldest of them frees the next slot.
+    if inWindow > 1 then freeing = timeOf(redis.call('ZRANGE', key, -inWindow, -inWindow)[1]) end
   elseif inWindow > 0 then
-    -- The next slot frees when the count drops below the limit: when the oldest admission
-    -- leaves, or (after the limit was lowered below the count) the one that many later.
-    local index = 0
-    if inWindow > limit then index = inWindow - limit end
-    freeing = timeOf(redis.call('ZRANGEBYSCORE', key, start, '+inf', 'LIMIT', index, 1)[1])
+    -- The next slot frees when the count drops below the limit: when the oldest admission in
+    -- the window leaves, or (after the limit was lowered below the count) the one that many
+    -- later; counted from the newest, the limit-th.
+    local rank = -inWindow
+    if inWindow > limit then rank = -limit end
+    freeing = timeOf(redis.call('ZRANGE', key, rank, rank)[1])
   end
   local remaining = limit - inWindow
   if allowed and not admit then remaining = remaining - 1 end
