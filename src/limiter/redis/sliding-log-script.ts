@@ -19,11 +19,13 @@
  * Every call into Redis costs about two microseconds of Redis's CPU, more than the Lua around it,
  * so each path makes only the calls it needs: a peek at a key with nothing in the window (the
  * invalid-key check of nearly every request) makes one; a refusal or a peek three and writes
- * nothing; an admission four, five when it is not the key's only one in the window, and six
- * once per eighth of a window, when it trims the admissions that left the window. A member is
- * its admission time formatted with '%.0f' (Lua hands a bare number to Redis with 14 significant
- * digits, which would round a 16-digit microsecond time), so reading members without their
- * scores (no double formatted per reply) still gives the times; two admissions in the same
+ * nothing; an admission three to an empty key, else four, five when it is not the key's only one
+ * in the window, and six once per eighth of a window, when it trims the admissions that left the
+ * window (and one TIME per batch). A member is
+ * its admission time in digits, so reading members without their scores (no double formatted per
+ * reply) still gives the times. Numbers go to redis.call as they are: Redis writes them with
+ * '%.17g', exact for these integers; only Lua's own number-to-string conversion (concatenation)
+ * keeps 14 significant digits, so a suffixed member is built with '%.0f'. Two admissions in the same
  * microsecond (from two instances, a caller's clock that stands still, or two decisions of one
  * batch) get a counter suffix, so neither replaces the other. Members are read and trimmed by
  * rank: once the count of those in the window is known, they are the newest that many, and every
@@ -65,7 +67,7 @@ local function decide(key, limit, admit, callerTime)
     newest = timeOf(newest)
     if newest > now then now = newest end
     -- Scores are whole microseconds: the window (now - window, now] starts at now - window + 1.
-    inWindow = redis.call('ZCOUNT', key, string.format('%.0f', now - window + 1), '+inf')
+    inWindow = redis.call('ZCOUNT', key, now - window + 1, '+inf')
   end
   local allowed = inWindow < limit
   local freeing = now
@@ -76,18 +78,17 @@ local function decide(key, limit, admit, callerTime)
     if newest and math.floor(now / trimEvery) ~= math.floor(newest / trimEvery) then
       redis.call('ZREMRANGEBYRANK', key, 0, -inWindow - 1)
     end
-    local score = string.format('%.0f', now)
-    local member = score
+    local member = now
     local suffix = 0
-    if lastScore[key] == score then
+    if lastScore[key] == now then
       suffix = lastSuffix[key] + 1
-      member = score .. '-' .. suffix
+      member = string.format('%.0f-%d', now, suffix)
     end
-    while redis.call('ZADD', key, 'NX', score, member) == 0 do
+    while redis.call('ZADD', key, 'NX', now, member) == 0 do
       suffix = suffix + 1
-      member = score .. '-' .. suffix
+      member = string.format('%.0f-%d', now, suffix)
     end
-    lastScore[key] = score
+    lastScore[key] = now
     lastSuffix[key] = suffix
     inWindow = inWindow + 1
     -- The key is useless once its newest admission has left the window: then it expires.
