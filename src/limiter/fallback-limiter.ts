@@ -104,7 +104,10 @@ export class FallbackSwitch {
     }
   }
 
-  /** Failed commands, connection errors and drops since start (the metrics count them). */
+  /**
+   * Failed decisions (each of a failed batch), failed PINGs, connection errors and drops since
+   * start (the metrics count them).
+   */
   get errors(): number {
     return this.#errors;
   }
