@@ -183,7 +183,8 @@ describe.skipIf(!available)('FallbackRateLimiter against real Redis behind a pro
     const startedMs = performance.now();
     proxy.cut();
     await until(() => !fallbackSwitch.state().shared, 2000);
-    expect(performance.now() - startedMs).toBeLessThan(250);
+    // Timeouts would take the command timeout (250 ms) and the second after it.
+    expect(performance.now() - startedMs).toBeLessThan(1000);
     expect(warnings()).toHaveLength(1);
   });
 
