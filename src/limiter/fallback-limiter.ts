@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../logger.ts';
 import type { MemoryRateLimiter } from './memory-limiter.ts';
+import { CommandTimeoutError } from './redis/connection.ts';
 import type { RedisRateLimiter } from './redis-limiter.ts';
 import type { MaybePromise, RateLimitDecision, RateLimiter } from './types.ts';
 
@@ -20,6 +21,11 @@ interface FallbackSwitchOptions {
   windowMs: number;
   /** Pause between two PINGs while Redis is unreachable. */
   probeMs?: number;
+  /**
+   * How long Redis may go without answering anything after a command timed out before the
+   * limits go local: a lone slow answer costs only the decisions that waited for it.
+   */
+  stallMs?: number;
 }
 
 function messageOf(error: unknown): string {
@@ -28,10 +34,17 @@ function messageOf(error: unknown): string {
 
 /**
  * Where the limiters of one process take their decisions: from Redis while it answers, from
- * their in-memory limiters while it does not. The first failed command (or the connection
- * closing) switches every limiter of the connection to memory, logged once with the reason; a
- * PING each `probeMs` notices Redis answering again (ioredis reconnects on its own) and switches
- * back, logged once too.
+ * their in-memory limiters while it does not. A connection that closes or is refused, or a
+ * command that fails with an error, switches every limiter of the connection to memory at once,
+ * logged once with the reason; a PING each `probeMs` notices Redis answering again (ioredis
+ * reconnects on its own) and switches back, logged once too.
+ *
+ * A command that timed out does not switch by itself: one slow answer (a loaded machine, a
+ * slow command of another client) once sent a whole instance local for a second and more, and a
+ * burst spread over several instances was then admitted several times over. Its decision is
+ * taken from memory, a PING goes out, and the switch comes only if Redis then answers nothing,
+ * neither a decision nor the PING, for `stallMs`: about the timeout plus `stallMs` after Redis
+ * stopped answering.
  */
 export class FallbackSwitch {
   readonly #redis: Redis;
@@ -46,6 +59,10 @@ export class FallbackSwitch {
   #settleTimer: NodeJS.Timeout | null = null;
   #closed = false;
   #errors = 0;
+  readonly #stallMs: number;
+  /** When the first of the timeouts not yet followed by an answer happened, or null. */
+  #stallSinceMs: number | null = null;
+  #stallTimer: NodeJS.Timeout | null = null;
   readonly #onError = (error: unknown) => this.lost(error);
   readonly #onClose = () => this.lost('the connection closed');
 
@@ -54,6 +71,7 @@ export class FallbackSwitch {
     this.#logger = options.logger;
     this.#windowMs = options.windowMs;
     this.#probeMs = options.probeMs ?? 1000;
+    this.#stallMs = options.stallMs ?? 1000;
     this.#sinceMs = Date.now();
     // Without a listener ioredis prints every failed reconnection attempt to stderr.
     this.#redis.on('error', this.#onError);
@@ -86,16 +104,63 @@ export class FallbackSwitch {
     }
   }
 
-  /** Failed commands, connection errors and drops since start (the metrics count them). */
+  /**
+   * Failed decisions (each of a failed batch), failed PINGs, connection errors and drops since
+   * start (the metrics count them).
+   */
   get errors(): number {
     return this.#errors;
   }
 
-  /** A command failed or the connection dropped: decide from memory until Redis answers a PING. */
+  /**
+   * A command failed or the connection dropped: decide from memory until Redis answers a PING.
+   * A timeout switches only once Redis has answered nothing for `stallMs` after it.
+   */
   lost(error: unknown): void {
     if (this.#closed) return;
     this.#errors++;
     if (!this.#shared) return;
+    if (error instanceof CommandTimeoutError) this.#timedOut(error);
+    else this.#switchToMemory(error);
+  }
+
+  /** Redis answered a command: whatever timed out before was slow, not gone. */
+  answered(): void {
+    if (this.#stallSinceMs !== null) this.#endStall();
+  }
+
+  #timedOut(error: CommandTimeoutError): void {
+    const nowMs = Date.now();
+    if (this.#stallSinceMs === null) {
+      this.#stallSinceMs = nowMs;
+      this.#stallTimer = setTimeout(() => {
+        this.#stallTimer = null;
+        this.#stalled(error);
+      }, this.#stallMs);
+      this.#stallTimer.unref();
+      // Answered even when no request follows; a PING that times out too changes nothing here.
+      this.#redis.ping().then(
+        () => this.answered(),
+        (pingError: unknown) => this.lost(pingError),
+      );
+    } else if (nowMs - this.#stallSinceMs >= this.#stallMs) {
+      this.#stalled(error);
+    }
+  }
+
+  #stalled(error: CommandTimeoutError): void {
+    if (this.#stallSinceMs === null || !this.#shared) return;
+    this.#switchToMemory(`${error.message}, and nothing answered in the ${this.#stallMs} ms after`);
+  }
+
+  #endStall(): void {
+    this.#stallSinceMs = null;
+    if (this.#stallTimer !== null) clearTimeout(this.#stallTimer);
+    this.#stallTimer = null;
+  }
+
+  #switchToMemory(error: unknown): void {
+    this.#endStall();
     this.#shared = false;
     this.#settling = false;
     if (this.#settleTimer !== null) clearTimeout(this.#settleTimer);
@@ -114,6 +179,7 @@ export class FallbackSwitch {
     this.#redis.off('close', this.#onClose);
     if (this.#probeTimer !== null) clearTimeout(this.#probeTimer);
     if (this.#settleTimer !== null) clearTimeout(this.#settleTimer);
+    this.#endStall();
   }
 
   #scheduleProbe(): void {
@@ -179,6 +245,7 @@ export class FallbackRateLimiter implements RateLimiter {
     }
     return this.#shared.take(key, limit, nowMs).then(
       (decision) => {
+        this.#switch.answered();
         if (decision.allowed) this.#local.take(key, limit, nowMs);
         return decision;
       },
@@ -195,10 +262,16 @@ export class FallbackRateLimiter implements RateLimiter {
       const own = this.#local.peek(key, limit, nowMs);
       if (!own.allowed) return own;
     }
-    return this.#shared.peek(key, limit, nowMs).catch((error: unknown) => {
-      this.#switch.lost(error);
-      return this.#local.peek(key, limit, nowMs);
-    });
+    return this.#shared.peek(key, limit, nowMs).then(
+      (decision) => {
+        this.#switch.answered();
+        return decision;
+      },
+      (error: unknown) => {
+        this.#switch.lost(error);
+        return this.#local.peek(key, limit, nowMs);
+      },
+    );
   }
 
   async close(): Promise<void> {

@@ -16,7 +16,7 @@ export interface Limiters {
    * never are (in memory, each process counts alone by design).
    */
   sharedState?(): SharedLimitState;
-  /** Failed Redis commands, connection errors and drops so far; absent where no Redis is used. */
+  /** Failed or timed-out limit decisions, failed PINGs, connection errors and drops so far; absent where no Redis is used. */
   redisErrors?(): number;
   close(): Promise<void>;
 }

@@ -15,8 +15,10 @@ interface RedisLimiters extends Limiters {
 
 /**
  * The two limiters of an API instance shared through Redis (`NERKH_REDIS_URL`): one connection
- * (and one more subscribed to the invalid-key throttle's pauses), each limiter with its own keys, each falling back to memory while Redis is unreachable or does
- * not answer within NERKH_REDIS_TIMEOUT_MS. Start-up waits for Redis at most the connect timeout
+ * (and one more subscribed to the invalid-key throttle's pauses), each limiter with its own keys,
+ * each falling back to memory while Redis is unreachable or stalled (a decision not answered
+ * within NERKH_REDIS_TIMEOUT_MS is taken from memory; the limits go local once Redis has answered
+ * nothing for a second after that, FallbackSwitch). Start-up waits for Redis at most the connect timeout
  * (2 s): if it does not answer, limits start local and become shared as soon as it does.
  */
 export async function openRedisLimiters(config: Config, logger: Logger): Promise<RedisLimiters> {

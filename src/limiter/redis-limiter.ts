@@ -1,21 +1,14 @@
 import type { Redis } from 'ioredis';
+import { DecisionBatch } from './redis/decision-batch.ts';
 import { slidingLogScript } from './redis/sliding-log-script.ts';
 import type { RateLimitDecision, RateLimiter } from './types.ts';
 
 /** Name of the script's command on the ioredis client (defineCommand). */
 const command = 'nerkhSlidingLog';
 
-type SlidingLogReply = [allowed: number, remaining: number, resetSeconds: number];
-
-/** The client as it is once `defineCommand` has added the script. */
+/** The client as it is once `defineCommand` has added the script (key count, keys, arguments). */
 type ClientWithScript = Redis & {
-  [command](
-    key: string,
-    limit: number,
-    windowMs: string,
-    admit: string,
-    callerNowMs: number | string,
-  ): Promise<SlidingLogReply>;
+  [command](keyCount: number, keys: string[], args: Array<string | number>): Promise<number[]>;
 };
 
 interface RedisRateLimiterOptions {
@@ -39,9 +32,9 @@ interface RedisRateLimiterOptions {
 
 /**
  * The exact rolling window of MemoryRateLimiter, shared by every API instance through Redis: a
- * sorted set per key holds the admitted requests of the last window (a sliding log), and one Lua
- * script per decision trims it, counts and admits atomically, so concurrent instances can never
- * together admit more than the limit in any window, and a refused request counts nothing.
+ * sorted set per key holds the admitted requests of the last window (a sliding log), and a Lua
+ * script trims, counts and admits atomically, so concurrent instances can never together admit
+ * more than the limit in any window, and a refused request counts nothing.
  *
  * Hand-written because no maintained npm limiter offers this window on Redis: @fastify/rate-limit's
  * Redis store INCRs a counter whose PEXPIRE is set by the key's first request (a fixed window
@@ -51,51 +44,37 @@ interface RedisRateLimiterOptions {
  * the "sliding window" of others (e.g. @upstash/ratelimit) weighs the previous fixed window's count,
  * an approximation that can also over- or under-admit.
  *
+ * The decisions of one event-loop turn go to Redis together, as one script call (DecisionBatch).
+ * Its keys span hash slots: standalone Redis, the only kind nerkh connects to, accepts that; a
+ * Redis Cluster would refuse it (CROSSSLOT), and a client for one would have to split each batch
+ * by slot (the `{key}` hash tag keeps all of one key's data on one slot, so that split is possible).
  * The script is sent once per connection (ioredis `defineCommand`: EVALSHA, and EVAL when Redis
- * answers NOSCRIPT after a restart or SCRIPT FLUSH), so a decision is one round trip.
+ * answers NOSCRIPT after a restart or SCRIPT FLUSH), so a batch is one round trip.
  */
 export class RedisRateLimiter implements RateLimiter {
-  readonly #redis: ClientWithScript;
   readonly #prefix: string;
-  /** The window as the string ioredis would build from the number on every call. */
-  readonly #windowArg: string;
   readonly #callerClock: boolean;
+  readonly #batch: DecisionBatch;
 
   constructor(options: RedisRateLimiterOptions) {
-    if (!(command in options.redis)) {
-      options.redis.defineCommand(command, { numberOfKeys: 1, lua: slidingLogScript });
-    }
-    this.#redis = options.redis as ClientWithScript;
+    if (!(command in options.redis)) options.redis.defineCommand(command, { lua: slidingLogScript });
+    const redis = options.redis as ClientWithScript;
     this.#prefix = options.prefix;
-    this.#windowArg = String(options.windowMs);
     this.#callerClock = options.clock === 'caller';
+    this.#batch = new DecisionBatch(
+      (keys, args) => redis[command](keys.length, keys, args),
+      options.windowMs,
+    );
   }
 
   take(key: string, limit: number, nowMs: number): Promise<RateLimitDecision> {
-    return this.#decide(key, limit, nowMs, '1');
+    return this.#batch.decide(`${this.#prefix}{${key}}`, limit, '1', this.#callerClock ? nowMs : '');
   }
 
   peek(key: string, limit: number, nowMs: number): Promise<RateLimitDecision> {
-    return this.#decide(key, limit, nowMs, '0');
+    return this.#batch.decide(`${this.#prefix}{${key}}`, limit, '0', this.#callerClock ? nowMs : '');
   }
 
   /** Nothing to release: the connection belongs to whoever opened it. */
   async close(): Promise<void> {}
-
-  async #decide(key: string, limit: number, nowMs: number, admit: string): Promise<RateLimitDecision> {
-    const [allowed, remaining, resetSeconds] = await this.#redis[command](
-      `${this.#prefix}{${key}}`,
-      limit,
-      this.#windowArg,
-      admit,
-      this.#callerClock ? nowMs : '',
-    );
-    return {
-      allowed: allowed === 1,
-      limit,
-      remaining,
-      resetSeconds,
-      retryAfterSeconds: allowed === 1 ? 0 : resetSeconds,
-    };
-  }
 }

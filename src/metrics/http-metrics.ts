@@ -82,7 +82,7 @@ export class HttpMetrics {
     counterOf(
       registry,
       'nerkh_redis_errors_total',
-      'Failed Redis commands, connection errors and dropped connections (with NERKH_REDIS_URL; else 0).',
+      'Limit decisions Redis failed or did not answer in time, failed PINGs, connection errors and drops (with NERKH_REDIS_URL; else 0).',
       () => metrics.#sources?.limiters.redisErrors?.() ?? 0,
     );
     new Gauge({

@@ -129,10 +129,10 @@ describe.skipIf(!available)('FallbackRateLimiter against real Redis behind a pro
       fallbackSwitch,
     );
     const admitted = (key: string) => admin.zcard(`${prefix}{${key}}`);
-    return { proxy, limiter, fallbackSwitch, warnings, infos, admitted };
+    return { proxy, limiter, fallbackSwitch, warnings, infos, admitted, prefix };
   }
 
-  it('a Redis that stops answering costs one request a command timeout; memory decides until it answers again', async () => {
+  it('a Redis that stops answering costs a request at most a command timeout; memory decides until it answers again', async () => {
     const { proxy, limiter, fallbackSwitch, warnings, infos, admitted } = await limiterBehindProxy();
     expect(await limiter.take('k', 5, Date.now())).toMatchObject({ allowed: true, remaining: 4 });
     expect(fallbackSwitch.state()).toMatchObject({ shared: true, reason: null });
@@ -142,6 +142,10 @@ describe.skipIf(!available)('FallbackRateLimiter against real Redis behind a pro
     // Memory already knows the admission Redis granted through this instance.
     expect(await limiter.take('k', 5, Date.now())).toMatchObject({ allowed: true, remaining: 3 });
     expect(performance.now() - startedMs).toBeLessThan(1000);
+    // One timeout may be one slow answer: the limits go local once Redis answers nothing for a second.
+    expect(fallbackSwitch.state()).toMatchObject({ shared: true });
+    await until(() => !fallbackSwitch.state().shared, 3000);
+    expect(performance.now() - startedMs).toBeGreaterThanOrEqual(1000);
     expect(fallbackSwitch.state()).toMatchObject({
       shared: false,
       reason: expect.stringContaining('Command timed out'),
@@ -156,6 +160,55 @@ describe.skipIf(!available)('FallbackRateLimiter against real Redis behind a pro
     expect(await admitted('other')).toBe(1);
     expect(warnings()).toHaveLength(1);
     expect(infos()).toHaveLength(1);
+  });
+
+  it('a lone slow answer costs the decisions that waited for it, not the shared limits', async () => {
+    const { proxy, limiter, fallbackSwitch, warnings, admitted } = await limiterBehindProxy();
+    await limiter.take('k', 5, Date.now());
+    proxy.stall();
+    // Redis holds the answer past the command timeout: decided from memory, no error.
+    expect(await limiter.take('k', 5, Date.now())).toMatchObject({ allowed: true, remaining: 3 });
+    proxy.restore();
+    // Well past the second of silence that would switch: Redis answered the PING sent meanwhile.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(fallbackSwitch.state()).toMatchObject({ shared: true, reason: null });
+    expect(warnings()).toHaveLength(0);
+    // Redis ran the late command too: both admissions are shared.
+    expect(await admitted('k')).toBe(2);
+    expect(await limiter.take('k', 5, Date.now())).toMatchObject({ allowed: true, remaining: 2 });
+  });
+
+  it('a closed connection switches at once, before any command could time out', async () => {
+    const { proxy, fallbackSwitch, warnings } = await limiterBehindProxy();
+    const startedMs = performance.now();
+    proxy.cut();
+    await until(() => !fallbackSwitch.state().shared, 2000);
+    // Timeouts would take the command timeout (250 ms) and the second after it.
+    expect(performance.now() - startedMs).toBeLessThan(1000);
+    expect(warnings()).toHaveLength(1);
+  });
+
+  it('a batch Redis does not answer is decided from memory, every decision in it, each exactly', async () => {
+    const { proxy, limiter } = await limiterBehindProxy();
+    proxy.stall();
+    const decisions = await Promise.all(Array.from({ length: 150 }, () => limiter.take('k', 60, Date.now())));
+    expect(decisions.filter((decision) => decision.allowed)).toHaveLength(60);
+  });
+
+  it('a batch Redis refuses with an error is decided from memory, and the limits go local at once', async () => {
+    const { limiter, fallbackSwitch, warnings, prefix } = await limiterBehindProxy();
+    // A key of the wrong type fails the whole script, and so every decision of its batch.
+    await admin.set(`${prefix}{wrong}`, 'not a sorted set');
+    const decisions = await Promise.all([
+      limiter.take('wrong', 2, Date.now()),
+      ...Array.from({ length: 5 }, () => limiter.take('k', 3, Date.now())),
+    ]);
+    expect(decisions.map((decision) => decision.allowed)).toEqual([true, true, true, true, false, false]);
+    expect(fallbackSwitch.state()).toMatchObject({
+      shared: false,
+      reason: expect.stringContaining('WRONGTYPE'),
+    });
+    expect(warnings()).toHaveLength(1);
   });
 
   it('a dropped connection fails no request, and limits are shared again once Redis is back', async () => {

@@ -8,17 +8,60 @@ interface RedisConnectionOptions {
   commandTimeoutMs?: number;
 }
 
+/** How a command that Redis did not answer within the connection's timeout fails. */
+export class CommandTimeoutError extends Error {
+  constructor() {
+    super('Command timed out');
+    this.name = 'CommandTimeoutError';
+  }
+}
+
+/** Sent commands the FIFO keeps before it drops those already passed (amortises the copy). */
+const compactAfter = 1024;
+
 /**
  * A client whose command timeout measures Redis, not this process's event loop. A loop that was
  * busy (a burst of requests) or not scheduled (a loaded machine) runs its expired timers before it
  * reads its sockets, so ioredis's own `commandTimeout` fails a command whose answer arrived in time
  * and only waits to be read: each such false timeout sends the limits local, and a burst spread
- * over several instances is then admitted several times over. Here an expired timer first lets the
- * loop read what has arrived (`setImmediate` runs after that), and fails only a command still
+ * over several instances is then admitted several times over. Here an expired deadline first lets
+ * the loop read what has arrived (`setImmediate` runs after that), and fails only a command still
  * unanswered then.
+ *
+ * One timer serves every command: commands are kept in sending order with their deadlines (one
+ * timeout, so deadlines are in order too), and the timer is armed for the oldest one not yet
+ * known to be answered. Redis answers a connection's commands in order, so under steady load the
+ * timer finds the oldest answered and re-arms about once per timeout, instead of one timer
+ * started per command.
  */
 class ReadBeforeTimeoutRedis extends Redis {
   readonly #timeoutMs: number;
+  /** Commands in sending order from #head on, each with its deadline (performance.now()). */
+  #commands: Command[] = [];
+  #deadlines: number[] = [];
+  #head = 0;
+  /** Whether the timer, or the check that follows it, is pending. */
+  #watching = false;
+  readonly #sweep = () => {
+    this.#dropAnswered();
+    const now = performance.now();
+    if (this.#head === this.#commands.length) this.#watching = false;
+    else if ((this.#deadlines[this.#head] as number) > now) this.#arm(now);
+    // Its answer may be read and waiting in the socket: read it first, then judge.
+    else setImmediate(this.#expire, now);
+  };
+  readonly #expire = (cutoff: number) => {
+    while (this.#head < this.#commands.length && (this.#deadlines[this.#head] as number) <= cutoff) {
+      const command = this.#commands[this.#head] as Command;
+      this.#head++;
+      // A command that already failed (an error reply) is not resolved either: a second reject
+      // of its settled promise does nothing.
+      if (!command.isResolved) command.reject(new CommandTimeoutError());
+    }
+    this.#dropAnswered();
+    if (this.#head < this.#commands.length) this.#arm(performance.now());
+    else this.#watching = false;
+  };
 
   constructor(url: string, options: RedisOptions, timeoutMs: number) {
     super(url, options);
@@ -26,14 +69,34 @@ class ReadBeforeTimeoutRedis extends Redis {
   }
 
   override sendCommand(command: Command, stream?: Parameters<Redis['sendCommand']>[1]): unknown {
-    // Not cleared when answered (that would cost a promise per command): it then finds it resolved.
-    setTimeout(() => {
-      if (command.isResolved) return;
-      setImmediate(() => {
-        if (!command.isResolved) command.reject(new Error('Command timed out'));
-      });
-    }, this.#timeoutMs);
+    const now = performance.now();
+    this.#commands.push(command);
+    this.#deadlines.push(now + this.#timeoutMs);
+    if (!this.#watching) {
+      this.#watching = true;
+      this.#arm(now);
+    }
     return super.sendCommand(command, stream);
+  }
+
+  /** Arms the timer for the oldest command kept (there is one). */
+  #arm(now: number): void {
+    setTimeout(this.#sweep, Math.max(0, (this.#deadlines[this.#head] as number) - now)).unref();
+  }
+
+  /** Forgets the answered commands at the front, and the space of every command passed. */
+  #dropAnswered(): void {
+    while (this.#head < this.#commands.length && (this.#commands[this.#head] as Command).isResolved)
+      this.#head++;
+    if (this.#head === this.#commands.length) {
+      this.#commands = [];
+      this.#deadlines = [];
+      this.#head = 0;
+    } else if (this.#head >= compactAfter) {
+      this.#commands = this.#commands.slice(this.#head);
+      this.#deadlines = this.#deadlines.slice(this.#head);
+      this.#head = 0;
+    }
   }
 }
 
@@ -48,8 +111,9 @@ class ReadBeforeTimeoutRedis extends Redis {
  *   reconnection (Redis may have run them already, and the request has had its answer);
  * - reconnection attempts at most a second apart, so the shared limit is back within seconds of
  *   Redis answering again;
- * - auto-pipelining: the commands of the requests an event-loop turn read go out in one write and
- *   come back in one read, instead of a system call each way per request.
+ * - no auto-pipelining: the limiters already send the decisions of one event-loop turn as one
+ *   command (DecisionBatch), from a setImmediate; ioredis's auto-pipelining would hold that
+ *   command for one more setImmediate, a whole further turn of the loop, and gather nothing more.
  * The connection is not opened here: `connect()` it, and `quit()` it at the end.
  */
 export function redisConnection(url: string, options: RedisConnectionOptions = {}): Redis {
@@ -58,7 +122,7 @@ export function redisConnection(url: string, options: RedisConnectionOptions = {
     {
       lazyConnect: true,
       enableOfflineQueue: false,
-      enableAutoPipelining: true,
+      enableAutoPipelining: false,
       connectTimeout: 2000,
       maxRetriesPerRequest: 0,
       autoResendUnfulfilledCommands: false,

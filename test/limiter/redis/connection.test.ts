@@ -1,5 +1,5 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { redisConnection } from '../../../src/limiter/redis/connection.ts';
+import { CommandTimeoutError, redisConnection } from '../../../src/limiter/redis/connection.ts';
 import { redisAvailable, testRedisUrl } from '../../support/redis.ts';
 import { TcpProxy } from '../../support/tcp-proxy.ts';
 
@@ -37,5 +37,37 @@ describe.skipIf(!available)('redisConnection', () => {
     const waited = performance.now() - sent;
     expect(waited).toBeGreaterThanOrEqual(100);
     expect(waited).toBeLessThan(1000);
+  });
+
+  it('times out each unanswered command a timeout after it was sent, not with the oldest one', async () => {
+    const proxy = await TcpProxy.start(6379);
+    onTestFinished(() => proxy.close());
+    const redis = redisConnection(`redis://127.0.0.1:${proxy.port}`, { commandTimeoutMs: 100 });
+    onTestFinished(() => redis.disconnect());
+    await redis.connect();
+    proxy.stall();
+    /** When the command's promise settled, in ms after `sent`, or -1 if it was answered. */
+    const failedAfter = (sent: number, answer: Promise<unknown>) =>
+      answer.then(
+        () => -1,
+        (error: Error) => {
+          expect(error).toBeInstanceOf(CommandTimeoutError);
+          return performance.now() - sent;
+        },
+      );
+    const first = performance.now();
+    const early = [failedAfter(first, redis.ping()), failedAfter(first, redis.ping())];
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    const second = performance.now();
+    const late = failedAfter(second, redis.ping());
+    const [a, b] = await Promise.all(early);
+    const c = await late;
+    for (const waited of [a, b, c]) {
+      expect(waited).toBeGreaterThanOrEqual(100);
+      expect(waited).toBeLessThan(1000);
+    }
+    // Once Redis answers again, so do new commands: nothing old is left to fail them.
+    proxy.restore();
+    expect(await redis.ping()).toBe('PONG');
   });
 });
