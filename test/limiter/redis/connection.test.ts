@@ -13,6 +13,20 @@ function block(ms: number): void {
   }
 }
 
+/**
+ * A connection through a proxy that stops passing anything on once connected, so Redis says
+ * nothing until the proxy is restored.
+ */
+async function stalledConnection(commandTimeoutMs: number) {
+  const proxy = await TcpProxy.start(6379);
+  onTestFinished(() => proxy.close());
+  const redis = redisConnection(`redis://127.0.0.1:${proxy.port}`, { commandTimeoutMs });
+  onTestFinished(() => redis.disconnect());
+  await redis.connect();
+  proxy.stall();
+  return { redis, proxy };
+}
+
 describe.skipIf(!available)('redisConnection', () => {
   it('does not time out a command whose answer arrived while the event loop was busy past the timeout', async () => {
     const redis = redisConnection(testRedisUrl, { commandTimeoutMs: 50 });
@@ -26,12 +40,7 @@ describe.skipIf(!available)('redisConnection', () => {
   });
 
   it('times out a command that Redis does not answer, after about the timeout', async () => {
-    const proxy = await TcpProxy.start(6379);
-    onTestFinished(() => proxy.close());
-    const redis = redisConnection(`redis://127.0.0.1:${proxy.port}`, { commandTimeoutMs: 100 });
-    onTestFinished(() => redis.disconnect());
-    await redis.connect();
-    proxy.stall();
+    const { redis } = await stalledConnection(100);
     const sent = performance.now();
     await expect(redis.ping()).rejects.toThrow('Command timed out');
     const waited = performance.now() - sent;
@@ -40,12 +49,7 @@ describe.skipIf(!available)('redisConnection', () => {
   });
 
   it('times out each unanswered command a timeout after it was sent, not with the oldest one', async () => {
-    const proxy = await TcpProxy.start(6379);
-    onTestFinished(() => proxy.close());
-    const redis = redisConnection(`redis://127.0.0.1:${proxy.port}`, { commandTimeoutMs: 100 });
-    onTestFinished(() => redis.disconnect());
-    await redis.connect();
-    proxy.stall();
+    const { redis, proxy } = await stalledConnection(100);
     /** When the command's promise settled, in ms after `sent`, or -1 if it was answered. */
     const failedAfter = (sent: number, answer: Promise<unknown>) =>
       answer.then(
