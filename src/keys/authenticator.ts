@@ -34,6 +34,11 @@ class ValidKey implements AuthenticatedKey {
 /** What the caches answer for a presented string that cannot be a key (wrong length or checksum). */
 const notAKey = Symbol('not a key');
 
+/** A well-formed key the caches hold no answer for: the store is asked by its digest. */
+interface StoreReadNeeded {
+  readonly digest: string;
+}
+
 /** Key checks answered by the caches (valid or invalid) and by a store read, since start. */
 export interface KeyCacheCounts {
   hits: number;
@@ -135,13 +140,17 @@ export class KeyAuthenticator {
    */
   authenticate(presented: string): MaybePromise<AuthenticatedKey | null> {
     const cached = this.#fromCaches(presented);
-    if (cached === undefined) {
-      this.#counts.misses++;
-      return this.#lookUp(presented, apiKeyDigest(presented));
-    }
     if (cached === notAKey) return null;
-    this.#counts.hits++;
-    return cached === null ? null : this.#admit(cached);
+    if (cached instanceof ValidKey) {
+      this.#counts.hits++;
+      return this.#admit(cached);
+    }
+    if (cached === null) {
+      this.#counts.hits++;
+      return null;
+    }
+    this.#counts.misses++;
+    return this.#lookUp(presented, cached.digest);
   }
 
   /**
@@ -153,7 +162,7 @@ export class KeyAuthenticator {
    */
   cachedValid(presented: string): AuthenticatedKey | undefined {
     const cached = this.#fromCaches(presented);
-    if (cached === undefined || cached === null || cached === notAKey) return undefined;
+    if (!(cached instanceof ValidKey)) return undefined;
     return this.#admit(cached) ?? undefined;
   }
 
@@ -165,9 +174,9 @@ export class KeyAuthenticator {
   /**
    * What the caches say of `presented`: a valid key, null for a key they know is not valid,
    * `notAKey` for a string no store could hold (answered without counting it as a cache hit), or
-   * undefined when only the store can tell.
+   * the key's digest when only the store can tell (so the store read does not hash it again).
    */
-  #fromCaches(presented: string): ValidKey | null | typeof notAKey | undefined {
+  #fromCaches(presented: string): ValidKey | null | typeof notAKey | StoreReadNeeded {
     const recent = this.#recent.get(presented);
     if (recent !== undefined) return recent;
     if (presented.length !== apiKeyLength) return notAKey;
@@ -178,7 +187,7 @@ export class KeyAuthenticator {
     if (valid !== undefined) return this.#remember(presented, valid);
     if (this.#invalid.has(digest)) return null;
     // The checksum refuses mistyped or invented keys without a store read (and without caching them).
-    return isWellFormedApiKey(presented) ? undefined : notAKey;
+    return isWellFormedApiKey(presented) ? { digest } : notAKey;
   }
 
   /** Cache hits and misses so far, for the metrics. */
