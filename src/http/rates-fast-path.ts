@@ -154,20 +154,15 @@ export class RatesFastPath {
     this.#options.authenticator.countCacheHit();
     const requestId = requestIdOf(request);
     const answer = ratesResponse(view, body, request.headers, clock());
-    const limitFields = [
+    const more = [
+      'cache-control',
+      answer.cacheControl,
       'ratelimit-policy',
       this.#rateLimitFields.policy(limit),
       'ratelimit',
       this.#rateLimitFields.state(taken),
     ];
-    responseHeaders.writePrepared(
-      response,
-      answer.status,
-      answer.fields,
-      limitFields,
-      requestId,
-      answer.body,
-    );
+    responseHeaders.writePrepared(response, answer.status, answer.fields, more, requestId, answer.body);
     accessLog.record({
       requestId,
       method: 'GET',

@@ -24,10 +24,14 @@ function notModified(headers: IncomingHttpHeaders, etag: string, view: SnapshotV
   return Number.isFinite(sinceMs) && Math.floor(view.updatedAtMs / 1000) * 1000 <= sinceMs;
 }
 
-/** A response worked out from the snapshot: its status, header fields (flat name, value, …) and body. */
+/**
+ * A response worked out from the snapshot: its status, the representation's header fields (flat
+ * name, value, …; the snapshot's own array, not a copy), Cache-Control and the body.
+ */
 export interface RatesResponse {
   status: 200 | 304;
-  fields: string[];
+  fields: readonly string[];
+  cacheControl: string;
   body: Buffer | undefined;
 }
 
@@ -47,15 +51,7 @@ export function ratesResponse(
   const representation = body[negotiateContentCoding(headers['accept-encoding'])];
   const cacheControl = view.cacheControl(nowMs);
   if (notModified(headers, representation.etag, view)) {
-    return {
-      status: 304,
-      fields: [...representation.notModifiedFields, 'cache-control', cacheControl],
-      body: undefined,
-    };
+    return { status: 304, fields: representation.notModifiedFields, cacheControl, body: undefined };
   }
-  return {
-    status: 200,
-    fields: [...representation.fields, 'cache-control', cacheControl],
-    body: representation.body,
-  };
+  return { status: 200, fields: representation.fields, cacheControl, body: representation.body };
 }

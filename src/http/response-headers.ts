@@ -62,21 +62,27 @@ export class ResponseHeaders {
   }
 
   /**
-   * Sends `status` with `fields` (flat name, value, …), the fields hooks set on the reply so far
-   * (the rate-limit state) and the common ones, then `body` if given. The reply is hijacked, so
-   * Fastify sends nothing more; `onResponse` hooks (the access log) still run when it finishes.
+   * Sends `status` with `fields` (flat name, value, …), then `more` and the fields hooks set on the
+   * reply so far (the rate-limit state), and the common ones, then `body` if given. `more` is the
+   * caller's own array, which the hooked fields are appended to. The reply is hijacked, so Fastify
+   * sends nothing more; `onResponse` hooks (the access log) still run when it finishes.
    */
-  sendPrepared(reply: FastifyReply, status: number, fields: readonly string[], body?: Buffer): void {
+  sendPrepared(
+    reply: FastifyReply,
+    status: number,
+    fields: readonly string[],
+    more: string[],
+    body?: Buffer,
+  ): void {
     const set = reply.getHeaders();
-    const hooked: string[] = [];
-    for (const name in set) hooked.push(name, String(set[name]));
+    for (const name in set) more.push(name, String(set[name]));
     reply.hijack();
-    this.writePrepared(reply.raw, status, fields, hooked, reply.request.id, body);
+    this.writePrepared(reply.raw, status, fields, more, reply.request.id, body);
   }
 
   /**
    * Writes a prepared response on node:http directly, in one `writeHead` and one `end`: the
-   * security fields that apply, `fields`, `more` (the rate-limit state), `X-Request-Id` and
+   * security fields that apply, `fields`, `more` (Cache-Control, the rate-limit state), `X-Request-Id` and
    * `Connection: close` once shutdown began. How `sendPrepared` and the rates fast path
    * (./rates-fast-path.ts) send, so both send the same fields.
    */

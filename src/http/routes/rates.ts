@@ -149,7 +149,13 @@ export const ratesRoutes: FastifyPluginAsyncTypebox<RatesRouteOptions> = async (
         }
       }
       const answer = ratesResponse(view, body, request.headers, clock());
-      responseHeaders.sendPrepared(reply, answer.status, answer.fields, answer.body);
+      responseHeaders.sendPrepared(
+        reply,
+        answer.status,
+        answer.fields,
+        ['cache-control', answer.cacheControl],
+        answer.body,
+      );
     },
   );
 };
