@@ -2,20 +2,14 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import pg from 'pg';
+import { runOnServer } from '../../test/support/postgres-statement.ts';
 import type { Teardown } from './rig.ts';
 
 /** The machine's PostgreSQL (NERKH_TEST_DATABASE_URL, as the tests use, or 127.0.0.1:5432 as postgres). */
 export const serverUrl = process.env.NERKH_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
-async function onServer(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 5000 });
-  client.on('error', () => {});
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
+function onServer(sql: string): Promise<void> {
+  return runOnServer(serverUrl, sql, 5000);
 }
 
 /** Why PostgreSQL cannot be used, or null when it answers. */

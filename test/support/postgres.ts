@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { onTestFinished } from 'vitest';
 import { reasonOf } from '../../src/store/postgres/pool.ts';
+import { runOnServer } from './postgres-statement.ts';
 
 /**
  * The PostgreSQL server the tests use: NERKH_TEST_DATABASE_URL (any database on it whose user may
@@ -37,15 +38,8 @@ if (skipPostgres) {
   );
 }
 
-async function onServer(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 3_000 });
-  client.on('error', () => {});
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
+function onServer(sql: string): Promise<void> {
+  return runOnServer(serverUrl, sql, 3_000);
 }
 
 /**
