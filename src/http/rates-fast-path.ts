@@ -6,6 +6,7 @@ import type { Logger } from '../logger.ts';
 import type { HttpMetrics } from '../metrics/http-metrics.ts';
 import { clientNetwork } from '../net/client-network.ts';
 import { type AccessLog, requestIdOf } from './access-log.ts';
+import { PreparedHeads } from './prepared-head.ts';
 import { RateLimitFields } from './rate-limit-fields.ts';
 import { ratesResponse } from './rates-response.ts';
 import type { ResponseHeaders } from './response-headers.ts';
@@ -53,6 +54,7 @@ const symbolTarget = /^\/v1\/rates\?symbol=([A-Za-z0-9]{1,20})$/;
 export class RatesFastPath {
   readonly #options: RatesFastPathOptions;
   readonly #rateLimitFields: RateLimitFields;
+  #heads: PreparedHeads | null = null;
 
   constructor(options: RatesFastPathOptions) {
     this.#options = options;
@@ -70,6 +72,7 @@ export class RatesFastPath {
       throw new Error(`expected one request listener (Fastify's) on the server, found ${listeners.length}`);
     }
     server.removeListener('request', fastify);
+    this.#heads = new PreparedHeads(server);
     server.on('request', (request: IncomingMessage, response: ServerResponse) => {
       try {
         this.serve(request, response, fastify);
@@ -154,15 +157,19 @@ export class RatesFastPath {
     this.#options.authenticator.countCacheHit();
     const requestId = requestIdOf(request);
     const answer = ratesResponse(view, body, request.headers, clock());
-    const more = [
-      'cache-control',
-      answer.cacheControl,
-      'ratelimit-policy',
-      this.#rateLimitFields.policy(limit),
-      'ratelimit',
-      this.#rateLimitFields.state(taken),
-    ];
-    responseHeaders.writePrepared(response, answer.status, answer.fields, more, requestId, answer.body);
+    const policy = this.#rateLimitFields.policy(limit);
+    const state = this.#rateLimitFields.state(taken);
+    // Every value here is made of characters a field value may hold (see PreparedHeads).
+    const lines = responseHeaders.preparedLines(
+      answer.status,
+      answer.fieldLines,
+      `cache-control: ${answer.cacheControl}\r\nratelimit-policy: ${policy}\r\nratelimit: ${state}\r\n`,
+      requestId,
+    );
+    if (lines === null || this.#heads?.send(response, answer.status, lines, answer.body) !== true) {
+      const more = ['cache-control', answer.cacheControl, 'ratelimit-policy', policy, 'ratelimit', state];
+      responseHeaders.writePrepared(response, answer.status, answer.fields, more, requestId, answer.body);
+    }
     accessLog.record({
       requestId,
       method: 'GET',

@@ -26,11 +26,13 @@ function notModified(headers: IncomingHttpHeaders, etag: string, view: SnapshotV
 
 /**
  * A response worked out from the snapshot: its status, the representation's header fields (flat
- * name, value, …; the snapshot's own array, not a copy), Cache-Control and the body.
+ * name, value, …; the snapshot's own array, not a copy) and the same rendered as head lines,
+ * Cache-Control and the body.
  */
 export interface RatesResponse {
   status: 200 | 304;
   fields: readonly string[];
+  fieldLines: string;
   cacheControl: string;
   body: Buffer | undefined;
 }
@@ -51,7 +53,19 @@ export function ratesResponse(
   const representation = body[negotiateContentCoding(headers['accept-encoding'])];
   const cacheControl = view.cacheControl(nowMs);
   if (notModified(headers, representation.etag, view)) {
-    return { status: 304, fields: representation.notModifiedFields, cacheControl, body: undefined };
+    return {
+      status: 304,
+      fields: representation.notModifiedFields,
+      fieldLines: representation.notModifiedLines,
+      cacheControl,
+      body: undefined,
+    };
   }
-  return { status: 200, fields: representation.fields, cacheControl, body: representation.body };
+  return {
+    status: 200,
+    fields: representation.fields,
+    fieldLines: representation.fieldLines,
+    cacheControl,
+    body: representation.body,
+  };
 }

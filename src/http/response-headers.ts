@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { renderFields } from './prepared-head.ts';
 
 /**
  * Security fields that protect any response with a body, not only an HTML document: a JSON
@@ -38,12 +39,15 @@ export class ResponseHeaders {
   readonly #bodyPairs: ReadonlyArray<readonly [string, string]>;
   /** The same as a flat (name, value, …) list, as node:http's `writeHead` takes them. */
   readonly #bodyFields: readonly string[];
+  /** And rendered as head lines (./prepared-head.ts). */
+  readonly #bodyLines: string;
   #closing = false;
 
   constructor(security: ReadonlyArray<readonly [string, string]>) {
     this.#documentPairs = security;
     this.#bodyPairs = security.filter(([name]) => everyBodyFields.has(name));
     this.#bodyFields = this.#bodyPairs.flat();
+    this.#bodyLines = renderFields(this.#bodyFields);
   }
 
   install(app: FastifyInstance): void {
@@ -99,6 +103,18 @@ export class ResponseHeaders {
     if (this.#closing) head.push('connection', 'close');
     response.writeHead(status, head);
     response.end(body);
+  }
+
+  /**
+   * The head lines `writePrepared` would send for a response with these fields, rendered
+   * (./prepared-head.ts): the security fields that apply, `fieldLines` and `moreLines` (rendered,
+   * or built from characters a field value may hold), then `X-Request-Id`. Null once shutdown
+   * began: those responses carry `Connection: close`, which only `writePrepared` sends.
+   */
+  preparedLines(status: number, fieldLines: string, moreLines: string, requestId: string): string | null {
+    if (this.#closing) return null;
+    const security = status === 304 ? '' : this.#bodyLines;
+    return `${security}${fieldLines}${moreLines}x-request-id: ${requestId}\r\n`;
   }
 
   #securityOf(reply: FastifyReply): ReadonlyArray<readonly [string, string]> {

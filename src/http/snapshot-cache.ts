@@ -10,6 +10,7 @@ import type { RateRow, Snapshot } from '../domain/rates.ts';
 import type { Logger } from '../logger.ts';
 import type { SnapshotStore } from '../store/types.ts';
 import type { ContentCoding } from './content-coding.ts';
+import { renderFields } from './prepared-head.ts';
 
 const gzip = promisify(zlibGzip);
 const brotli = promisify(brotliCompress);
@@ -17,19 +18,22 @@ const brotli = promisify(brotliCompress);
 /**
  * One representation of a response body (RFC 9110 §3.2): its bytes, its strong ETag (§8.8.3),
  * and the header fields that describe it, worked out once so a request only adds its own.
- * Fields are flat (name, value, …), as node:http's `writeHead` takes them.
+ * Fields are flat (name, value, …), as node:http's `writeHead` takes them, and rendered as the
+ * lines of a response head (./prepared-head.ts), as the rates fast path sends them.
  */
 interface Representation {
   readonly body: Buffer;
   readonly etag: string;
   /** Fields of a 200 carrying this body. */
   readonly fields: readonly string[];
+  readonly fieldLines: string;
   /**
    * Fields of a 304 for it: the ETag and Vary a 200 would carry (RFC 9110 §15.4.5; the route adds
    * Cache-Control). Not Last-Modified, which §15.4.5 leaves out when there is an ETag, nor
    * Content-Length or Content-Type, which would describe a body the 304 does not have.
    */
   readonly notModifiedFields: readonly string[];
+  readonly notModifiedLines: string;
 }
 
 /** One response body in every coding it is served in. */
@@ -91,20 +95,23 @@ function representation(
   // Each coding is a different representation of one resource, chosen by Accept-Encoding (§12.5.5).
   const notModifiedFields = ['vary', 'Accept-Encoding', 'etag', etag];
   const encoding = coding === 'identity' ? [] : ['content-encoding', coding];
+  const fields = [
+    ...notModifiedFields,
+    'last-modified',
+    lastModified,
+    'content-type',
+    'application/json',
+    ...encoding,
+    'content-length',
+    String(body.length),
+  ];
   return {
     body: exactBytes(body),
     etag,
-    fields: [
-      ...notModifiedFields,
-      'last-modified',
-      lastModified,
-      'content-type',
-      'application/json',
-      ...encoding,
-      'content-length',
-      String(body.length),
-    ],
+    fields,
+    fieldLines: renderFields(fields),
     notModifiedFields,
+    notModifiedLines: renderFields(notModifiedFields),
   };
 }
 
