@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { createLogger, flatLineLogger } from '../src/logger.ts';
+import { createLogger, FixedShapeLines, jsonNumber, jsonString } from '../src/logger.ts';
 
 const loggerModule = fileURLToPath(new URL('../src/logger.ts', import.meta.url));
 
@@ -47,7 +47,7 @@ describe('logger', () => {
     }
   });
 
-  it("redacts key fields, also on the access log's flat-line logger", () => {
+  it('redacts key fields', () => {
     const lines: string[] = [];
     const capture = new Writable({
       write(chunk: Buffer, _encoding, done) {
@@ -60,9 +60,51 @@ describe('logger', () => {
       { key: 'nerkh_a', nested: { apiKey: 'nerkh_b' }, headers: { 'x-api-key': 'nerkh_c' } },
       'full',
     );
-    flatLineLogger(logger).info({ key: 'nerkh_d', apiKey: 'nerkh_e', n: 1 }, 'flat');
-    expect(lines.join('')).not.toMatch(/nerkh_[a-e]/);
-    expect(JSON.parse(lines[1] as string)).toMatchObject({ key: '[redacted]', apiKey: '[redacted]', n: 1 });
+    expect(lines.join('')).not.toMatch(/nerkh_[a-c]/);
+  });
+
+  it('writes a fixed-shape line byte for byte as pino writes the same fields, and none below its level', () => {
+    const lines: string[] = [];
+    const capture = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(chunk.toString('utf8'));
+        done();
+      },
+    });
+    const logger = createLogger('info', capture).child({ role: 'api' });
+    const fixed = new FixedShapeLines(logger, 'request');
+    const awkward = 'a "quoted" \\ path\n\u0001 é ✓';
+    const values = { id: 'req-1', url: awkward, status: 200, ms: 0.05, nan: Number.NaN };
+    // Within one millisecond both lines carry the same time: retry until they do.
+    for (let attempt = 0; attempt < 100; attempt++) {
+      lines.length = 0;
+      fixed.write(
+        `,"req_id":${jsonString(values.id)},"url":${jsonString(values.url)},"status":${values.status},"duration_ms":${jsonNumber(values.ms)},"nan":${jsonNumber(values.nan)}`,
+      );
+      logger.info(
+        {
+          req_id: values.id,
+          url: values.url,
+          status: values.status,
+          duration_ms: values.ms,
+          nan: values.nan,
+        },
+        'request',
+      );
+      if (lines[0] === lines[1]) break;
+    }
+    expect(lines[0]).toBe(lines[1]);
+    expect(JSON.parse(lines[0] as string)).toMatchObject({
+      role: 'api',
+      url: awkward,
+      nan: null,
+      msg: 'request',
+    });
+
+    logger.level = 'warn';
+    fixed.write(',"status":200');
+    expect(fixed.enabled).toBe(false);
+    expect(lines).toHaveLength(2);
   });
 
   it('buffered stdout loses no line and splits none when the process exits', async () => {

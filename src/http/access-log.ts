@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { containsApiKeyShape } from '../keys/api-key.ts';
-import { flatLineLogger, type Logger } from '../logger.ts';
+import { FixedShapeLines, jsonNumber, jsonString, type Logger } from '../logger.ts';
 import type { HttpMetrics } from '../metrics/http-metrics.ts';
 import { pathOf, queryOf } from './request-target.ts';
 
@@ -58,43 +58,40 @@ export interface AccessEntry {
   route: string | undefined;
   status: number;
   elapsedMs: number;
-  ip: string;
+  /** Undefined when the socket was already gone. */
+  ip: string | undefined;
   /** Id of the API key that authenticated the request (never the key), if any. */
   keyId: string | null;
 }
 
 /**
  * One access-log line and one metrics observation (route, status, duration) per response: request
- * id, method, URL (redacted as above), status and duration. Fastify's built-in request logging is
- * off because it logs the raw URL. `X-API-Key` is never read here, and every field is a string or
- * number built here (see flatLineLogger); the top-level key names stay redacted. Responses sent
- * through Fastify are recorded by its `onResponse` hook (`install`); the rates fast path
- * (./rates-fast-path.ts) records its own with `record`, so both write the same line.
+ * id, method, URL (redacted as above), status, duration, client address and key id, in that order.
+ * Fastify's built-in request logging is off because it logs the raw URL. `X-API-Key` is never
+ * read here, and every field is a string or number built here, so the line is serialized here
+ * (FixedShapeLines) rather than by pino's general serializer, and no field can carry a key.
+ * Responses sent through Fastify are recorded by its `onResponse` hook (`install`); the rates fast
+ * path (./rates-fast-path.ts) records its own with `record`, so both write the same line.
  */
 export class AccessLog {
-  readonly #lines: Logger;
+  readonly #lines: FixedShapeLines;
   readonly #metrics: Pick<HttpMetrics, 'request'>;
 
   constructor(logger: Logger, metrics: Pick<HttpMetrics, 'request'>) {
-    this.#lines = flatLineLogger(logger);
+    this.#lines = new FixedShapeLines(logger, 'request');
     this.#metrics = metrics;
   }
 
   record(entry: AccessEntry): void {
     // Recorded here rather than in a hook of its own: one hook per request, not two.
     this.#metrics.request(entry.route, entry.status, entry.elapsedMs / 1000);
+    if (!this.#lines.enabled) return;
     // The request id first, where request.log's binding puts it: one line shape for every reader.
-    this.#lines.info(
-      {
-        req_id: entry.requestId,
-        method: entry.method,
-        url: loggableUrl(entry.url),
-        status: entry.status,
-        duration_ms: Math.round(entry.elapsedMs * 100) / 100,
-        ip: entry.ip,
-        key_id: entry.keyId ?? undefined,
-      },
-      'request',
+    // A field without a value is left out, as pino leaves out an undefined one.
+    const ip = entry.ip === undefined ? '' : `,"ip":${jsonString(entry.ip)}`;
+    const keyId = entry.keyId === null ? '' : `,"key_id":${jsonString(entry.keyId)}`;
+    this.#lines.write(
+      `,"req_id":${jsonString(entry.requestId)},"method":${jsonString(entry.method)},"url":${jsonString(loggableUrl(entry.url))},"status":${entry.status},"duration_ms":${jsonNumber(Math.round(entry.elapsedMs * 100) / 100)}${ip}${keyId}`,
     );
   }
 
