@@ -110,26 +110,34 @@ export class RatesFastPath {
     const key =
       failedKeys.pausedSeconds(clientNetwork(ip), nowMs) > 0
         ? undefined
-        : authenticator.cachedValid(presented);
+        : authenticator.cachedValid(presented, nowMs);
     if (key === undefined) {
       next(request, response);
       return;
     }
     const limit = key.rateLimit ?? this.#options.defaultLimit;
     const decision = limiter.take(key.id, limit, nowMs);
-    const answer = (taken: RateLimitDecision): void => {
+    if (!(decision instanceof Promise)) {
       // A refusal counted nothing: the route takes its own decision and sends the 429 problem.
-      if (taken.allowed) this.#send(request, response, { view, body, key, limit, taken, ip, startMs });
+      if (decision.allowed)
+        this.#send(request, response, { view, body, key, limit, taken: decision, ip, startMs }, nowMs);
       else next(request, response);
-    };
-    if (decision instanceof Promise) {
-      // A limiter that fails (it falls back to memory rather than fail) leaves the request to the route.
-      decision
-        .then(answer, () => next(request, response))
-        .catch((error: unknown) => {
-          this.#fault(error, request, response, next);
-        });
-    } else answer(decision);
+      return;
+    }
+    // A limiter that answers later (Redis); one that fails (it falls back to memory rather than
+    // fail) leaves the request to the route.
+    decision
+      .then(
+        (taken) => {
+          if (taken.allowed)
+            this.#send(request, response, { view, body, key, limit, taken, ip, startMs }, clock());
+          else next(request, response);
+        },
+        () => next(request, response),
+      )
+      .catch((error: unknown) => {
+        this.#fault(error, request, response, next);
+      });
   }
 
   /**
@@ -150,13 +158,14 @@ export class RatesFastPath {
     return match === null ? null : view.forSymbol((match[1] as string).toUpperCase());
   }
 
-  #send(request: IncomingMessage, response: ServerResponse, admitted: Admitted): void {
+  /** Sends the admitted request's answer, as of `nowMs`. */
+  #send(request: IncomingMessage, response: ServerResponse, admitted: Admitted, nowMs: number): void {
     const { view, body, key, limit, taken, ip, startMs } = admitted;
-    const { responseHeaders, accessLog, metrics, clock } = this.#options;
+    const { responseHeaders, accessLog, metrics } = this.#options;
     metrics.limitDecision(true);
     this.#options.authenticator.countCacheHit();
     const requestId = requestIdOf(request);
-    const answer = ratesResponse(view, body, request.headers, clock());
+    const answer = ratesResponse(view, body, request.headers, nowMs);
     const policy = this.#rateLimitFields.policy(limit);
     const state = this.#rateLimitFields.state(taken);
     // Every value here is made of characters a field value may hold (see PreparedHeads).

@@ -12,11 +12,16 @@ export interface AuthenticatedKey {
 
 /**
  * What the cache keeps of a valid key, and hands out as its identity: one small object per key,
- * since a busy service caches every key in use.
+ * since a busy service caches every key in use. It also holds the key's last use not yet written
+ * (a field write per request, where a map of pending uses cost a map insertion).
  */
 class ValidKey implements AuthenticatedKey {
   /** Epoch ms, or null for a key that lasts until revoked. */
   readonly #expiresAtMs: number | null;
+  /** Epoch ms of the last authenticated request. */
+  #lastUsedMs = Number.NEGATIVE_INFINITY;
+  /** `#lastUsedMs` as last handed to the store. */
+  #writtenMs = Number.NEGATIVE_INFINITY;
 
   constructor(
     readonly id: string,
@@ -26,8 +31,18 @@ class ValidKey implements AuthenticatedKey {
     this.#expiresAtMs = expiresAtMs;
   }
 
-  validAt(nowMs: number): boolean {
-    return this.#expiresAtMs === null || nowMs < this.#expiresAtMs;
+  /** Records a request at `nowMs`, or returns false when the key has expired by then. */
+  use(nowMs: number): boolean {
+    if (this.#expiresAtMs !== null && nowMs >= this.#expiresAtMs) return false;
+    this.#lastUsedMs = nowMs;
+    return true;
+  }
+
+  /** The last use not handed to the store yet, now counted as handed; undefined when there is none. */
+  takePendingUse(): number | undefined {
+    if (this.#lastUsedMs <= this.#writtenMs) return undefined;
+    this.#writtenMs = this.#lastUsedMs;
+    return this.#lastUsedMs;
   }
 }
 
@@ -51,6 +66,8 @@ interface KeyAuthenticatorOptions {
   clock?: () => number;
   /** How often the store's key version is polled; revocations take effect within one period. */
   pollMs?: number;
+  /** How long a key as presented is remembered after its last use: between one and two of these. */
+  presentedMs?: number;
   /** How often batched last-use times are written. */
   flushMs?: number;
   /** Keys per last-use transaction (default 500, ~1.5 ms of store work each). */
@@ -61,10 +78,13 @@ interface KeyAuthenticatorOptions {
   invalidCacheSize?: number;
 }
 
+/** Keys as presented are remembered for 10 to 20 s after their last use (see `#recent`). */
+const defaultPresentedMs = 10_000;
+
 /**
  * Checks presented keys against the store with bounded caches of positive and negative answers,
- * so a steady client costs one map lookup per request (and one hash when it calls less than once a
- * poll period; answered synchronously either way), and a
+ * so a steady client costs one map lookup per request (and one hash when it calls less than once
+ * every 10 s; answered synchronously either way), and a
  * scanner repeating a bad key costs no store reads. The two caches are separate so a client
  * sending endless made-up keys can only evict other made-up keys, never the valid ones.
  * Every process polls `apiKeysVersion()` (~1/s by default) and drops its caches when any process
@@ -78,6 +98,7 @@ export class KeyAuthenticator {
   readonly #logger: Logger;
   readonly #clock: () => number;
   readonly #pollMs: number;
+  readonly #presentedMs: number;
   readonly #flushMs: number;
   readonly #flushChunk: number;
   readonly #validCacheSize: number;
@@ -87,20 +108,25 @@ export class KeyAuthenticator {
   /** Digests of well-formed keys the store does not hold (or holds revoked). */
   readonly #invalid = new Set<string>();
   /**
-   * Valid keys as presented → their identity, for keys presented in this poll period and the one
-   * before: a client calling again within a second or two costs a map lookup instead of a SHA-256.
-   * Kept two periods at most (swapped at every poll), so plain keys do not linger in memory, and
-   * dropped with the other caches, so a revocation takes effect as fast as without it.
+   * Valid keys as presented → their identity, for keys presented in this period of `presentedMs`
+   * and the one before: a client calling again within 10 s costs one map lookup instead of a
+   * SHA-256 and a lookup. Kept two periods at most (swapped every period), so a plain key leaves
+   * memory within 20 s of its last use, and dropped with the other caches, so a revocation takes
+   * effect as fast as without it.
    */
   #recent = new Map<string, ValidKey>();
   #previous = new Map<string, ValidKey>();
-  /** key id → epoch ms of the last authenticated request not yet written. */
+  /**
+   * key id → epoch ms of last uses not yet written whose keys left the caches (a key change
+   * dropped them, or the bound evicted one); the keys still cached hold their own (`ValidKey`).
+   */
   #pendingUse = new Map<string, number>();
   /** Bumped on every cache drop, so a lookup that raced a drop does not cache a stale answer. */
   #generation = 0;
   #version: number | null = null;
   readonly #counts: KeyCacheCounts = { hits: 0, misses: 0 };
   #pollTimer: NodeJS.Timeout | undefined;
+  #presentedTimer: NodeJS.Timeout | undefined;
   #flushTimer: NodeJS.Timeout | undefined;
 
   constructor(options: KeyAuthenticatorOptions) {
@@ -108,6 +134,7 @@ export class KeyAuthenticator {
     this.#logger = options.logger;
     this.#clock = options.clock ?? Date.now;
     this.#pollMs = options.pollMs ?? 1000;
+    this.#presentedMs = options.presentedMs ?? defaultPresentedMs;
     this.#flushMs = options.flushMs ?? 30_000;
     this.#flushChunk = options.flushChunk ?? 500;
     this.#validCacheSize = options.validCacheSize ?? 20_000;
@@ -119,6 +146,8 @@ export class KeyAuthenticator {
     this.#version = await this.#store.apiKeysVersion();
     this.#pollTimer = setInterval(() => void this.pollVersion(), this.#pollMs);
     this.#pollTimer.unref();
+    this.#presentedTimer = setInterval(() => this.forgetIdlePresented(), this.#presentedMs);
+    this.#presentedTimer.unref();
     this.#flushTimer = setInterval(() => void this.flushLastUse(), this.#flushMs);
     this.#flushTimer.unref();
   }
@@ -126,6 +155,7 @@ export class KeyAuthenticator {
   /** Stops the timers and writes pending last-use times. */
   async close(): Promise<void> {
     clearInterval(this.#pollTimer);
+    clearInterval(this.#presentedTimer);
     clearInterval(this.#flushTimer);
     await this.flushLastUse();
   }
@@ -143,7 +173,7 @@ export class KeyAuthenticator {
     if (cached === notAKey) return null;
     if (cached instanceof ValidKey) {
       this.#counts.hits++;
-      return this.#admit(cached);
+      return this.#admit(cached, this.#clock());
     }
     if (cached === null) {
       this.#counts.hits++;
@@ -160,10 +190,10 @@ export class KeyAuthenticator {
    * Not counted as a cache hit: the fast path counts one (`countCacheHit`) once it answers the
    * request itself, so a request it hands on to the route is counted once, there.
    */
-  cachedValid(presented: string): AuthenticatedKey | undefined {
+  cachedValid(presented: string, nowMs: number): AuthenticatedKey | undefined {
     const cached = this.#fromCaches(presented);
     if (!(cached instanceof ValidKey)) return undefined;
-    return this.#admit(cached) ?? undefined;
+    return this.#admit(cached, nowMs) ?? undefined;
   }
 
   /** Counts a key check answered from the caches outside `authenticate` (see `cachedValid`). */
@@ -200,11 +230,16 @@ export class KeyAuthenticator {
     const record = await this.#store.findApiKeyByHash(hashOfDigest(digest));
     const valid = validKeyOf(record);
     // A drop that raced this read may have been the revocation of this very key: answer, don't cache.
-    if (generation === this.#generation) {
+    const cached = generation === this.#generation;
+    if (cached) {
       this.#cache(digest, valid);
       if (valid !== null) this.#remember(presented, valid);
     }
-    return valid === null ? null : this.#admit(valid);
+    if (valid === null) return null;
+    const admitted = this.#admit(valid, this.#clock());
+    // A key left out of the caches keeps its use here, or the flush would never see it.
+    if (!cached) this.#keepPendingUses([valid]);
+    return admitted;
   }
 
   /** Keeps `presented` in this period's map, up to the size of the valid-key cache. */
@@ -213,21 +248,17 @@ export class KeyAuthenticator {
     return valid;
   }
 
-  #admit(valid: ValidKey): AuthenticatedKey | null {
-    const now = this.#clock();
-    if (!valid.validAt(now)) return null;
-    this.#pendingUse.set(valid.id, now);
-    return valid;
+  #admit(valid: ValidKey, nowMs: number): AuthenticatedKey | null {
+    return valid.use(nowMs) ? valid : null;
   }
 
   /** Drops the cache if another process (or this one) changed the keys since the last poll. */
   async pollVersion(): Promise<void> {
-    this.#previous = this.#recent;
-    this.#recent = new Map();
     try {
       const version = await this.#store.apiKeysVersion();
       if (version !== this.#version) {
         this.#version = version;
+        this.#keepPendingUses(this.#valid.values());
         this.#valid.clear();
         this.#invalid.clear();
         this.#recent.clear();
@@ -239,15 +270,30 @@ export class KeyAuthenticator {
     }
   }
 
+  /** Starts a new period of keys as presented: those not presented during the last one are forgotten. */
+  forgetIdlePresented(): void {
+    this.#previous = this.#recent;
+    this.#recent = new Map();
+  }
+
+  /** Moves the last uses of `keys` not yet written to `#pendingUse`, before the keys leave the caches. */
+  #keepPendingUses(keys: Iterable<ValidKey>): void {
+    for (const valid of keys) {
+      const lastUsedMs = valid.takePendingUse();
+      if (lastUsedMs !== undefined) this.#pendingUse.set(valid.id, lastUsedMs);
+    }
+  }
+
   /**
    * Writes the pending last-use times in transactions of at most `flushChunk` keys, letting
    * requests run between them: an embedded store writes on the event loop, and one transaction
    * for every key in use (~30 ms for 10,000 keys here) would stall every request in flight.
    */
   async flushLastUse(): Promise<void> {
-    if (this.#pendingUse.size === 0) return;
+    this.#keepPendingUses(this.#valid.values());
     const batch = this.#pendingUse;
     this.#pendingUse = new Map();
+    if (batch.size === 0) return;
     let chunk = new Map<string, string>();
     for (const [id, ms] of batch) {
       chunk.set(id, new Date(ms).toISOString());
@@ -275,7 +321,9 @@ export class KeyAuthenticator {
       this.#invalid.add(digest);
     } else {
       if (this.#valid.size >= this.#validCacheSize) {
-        this.#valid.delete(this.#valid.keys().next().value as string);
+        const [oldest, evicted] = this.#valid.entries().next().value as [string, ValidKey];
+        this.#keepPendingUses([evicted]);
+        this.#valid.delete(oldest);
         // The evicted key may be among the recent ones, which cannot tell which it is: the bound
         // holds for them too.
         this.#recent.clear();

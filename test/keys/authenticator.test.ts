@@ -103,6 +103,40 @@ describe('KeyAuthenticator', () => {
     expect((await store.getApiKey(record.id))?.last_used_at).toBe('2025-01-01T00:00:05.000Z');
   });
 
+  it('keeps last uses not yet written when a key change drops the caches or the bound evicts a key', async () => {
+    const store = new MemoryApiKeyStore();
+    const first = await issueApiKey(store, { org: 'A', purpose: 'p' });
+    const second = await issueApiKey(store, { org: 'B', purpose: 'p' });
+    let now = Date.parse('2025-01-01T00:00:00Z');
+    const auth = closedAtEnd(
+      new KeyAuthenticator({
+        store,
+        logger: createLogger('silent'),
+        clock: () => now,
+        pollMs: 60_000,
+        flushMs: 60_000,
+        validCacheSize: 1,
+      }),
+    );
+    await auth.start();
+    await auth.authenticate(first.key);
+    now += 1000;
+    // The second key takes the only place in the cache: the first one is evicted.
+    await auth.authenticate(second.key);
+    now += 1000;
+    // A key issued elsewhere changes the version: the caches are dropped at the next poll.
+    await issueApiKey(store, { org: 'C', purpose: 'p' });
+    await auth.pollVersion();
+    expect((await store.getApiKey(first.record.id))?.last_used_at).toBeNull();
+    await auth.flushLastUse();
+    expect((await store.getApiKey(first.record.id))?.last_used_at).toBe('2025-01-01T00:00:00.000Z');
+    expect((await store.getApiKey(second.record.id))?.last_used_at).toBe('2025-01-01T00:00:01.000Z');
+    // Written once: a flush with nothing new writes nothing.
+    await store.recordApiKeyUse(new Map([[second.record.id, '2025-01-02T00:00:00.000Z']]));
+    await auth.flushLastUse();
+    expect((await store.getApiKey(second.record.id))?.last_used_at).toBe('2025-01-02T00:00:00.000Z');
+  });
+
   it('answers a key it has seen synchronously, with no promise to wait on', async () => {
     const store = new MemoryApiKeyStore();
     const { key, record } = await issueApiKey(store, { org: 'A', purpose: 'p' });
