@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createLogger, FixedShapeLines, jsonNumber, jsonString } from '../src/logger.ts';
 
@@ -63,6 +64,18 @@ describe('logger', () => {
     expect(lines.join('')).not.toMatch(/nerkh_[a-c]/);
   });
 
+  it('property: jsonString writes every string as JSON.stringify does', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme-ascii' })),
+        (value) => {
+          expect(jsonString(value)).toBe(JSON.stringify(value));
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
   it('writes a fixed-shape line byte for byte as pino writes the same fields, and none below its level', () => {
     const lines: string[] = [];
     const capture = new Writable({
@@ -110,14 +123,21 @@ describe('logger', () => {
   it('buffered stdout loses no line and splits none when the process exits', async () => {
     const run = runWithBufferedStdout(`
       const logger = createLogger('info', bufferedStdout());
-      for (let i = 0; i < 5000; i++) logger.info({ i, pad: 'x'.repeat(i % 300) }, 'line');
+      for (let i = 0; i < 5000; i++) {
+        // Some lines of several-byte characters, and now and then one longer than a whole batch.
+        const pad = i % 7 === 0 ? 'é✓'.repeat(i % 300) : 'x'.repeat(i % 1000 === 999 ? 40000 : i % 300);
+        logger.info({ i, pad }, 'line');
+      }
       process.exit(0);
     `);
     const { code, stdout } = await run.exited;
     expect(code).toBe(0);
     const lines = stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(5000);
-    expect(lines.map((line) => (JSON.parse(line) as { i: number }).i)).toEqual([...Array(5000).keys()]);
+    const parsed = lines.map((line) => JSON.parse(line) as { i: number; pad: string });
+    expect(parsed.map(({ i }) => i)).toEqual([...Array(5000).keys()]);
+    expect(parsed[7]?.pad).toBe('é✓'.repeat(7));
+    expect(parsed[999]?.pad).toHaveLength(40000);
   });
 
   it('buffered stdout writes a quiet process’s lines within the flush period', async () => {
