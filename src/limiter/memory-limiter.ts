@@ -54,41 +54,51 @@ class AdmissionRing {
   }
 
   /**
-   * Records an admission at `nowMs` (≥ every earlier one) that the caller found room for under
-   * `limit`. Slots of admissions that left the window are reused before the ring grows.
+   * Records an admission at `nowMs` (≥ every earlier one, the admissions that left the window
+   * already forgotten) that the caller found room for under `limit`.
    */
-  push(nowMs: number, windowMs: number, limit: number): void {
-    if (this.size === this.stamps.length) {
-      this.forgetBefore(nowMs - windowMs);
-      const capacity = this.stamps.length;
-      if (this.size === capacity) this.#reshape(Math.max(this.size + 1, Math.min(limit, capacity * 2)));
-    }
+  push(nowMs: number, limit: number): void {
+    const capacity = this.stamps.length;
+    if (this.size === capacity) this.#reshape(Math.max(this.size + 1, Math.min(limit, capacity * 2)));
     this.stamps[(this.head + this.size) % this.stamps.length] = nowMs;
     this.size++;
   }
 
-  /** Drops admissions at or before `cutoffMs` and gives back slots no longer needed. */
-  forgetBefore(cutoffMs: number): void {
-    const expired = this.firstAfter(cutoffMs);
-    if (expired === 0) return;
-    this.head = (this.head + expired) % this.stamps.length;
-    this.size -= expired;
-    const capacity = this.stamps.length;
-    if (capacity > initialSlots && this.size <= capacity / 4) {
-      this.#reshape(Math.max(initialSlots, this.size * 2));
-    }
-  }
-
-  /** Index of the first admission later than `cutoffMs` (binary search; stamps are ordered). */
-  firstAfter(cutoffMs: number): number {
+  /**
+   * How many admissions are at or before `cutoffMs`: the oldest ones. A busy key forgets as it goes
+   * (`forgetBefore`), so these are nearly always none or one, read at the head: a decision touches
+   * the two ends of its ring, where a binary search read a dozen slots, each likely a cache miss
+   * when a process tracks thousands of keys. Past a few, the rest is searched.
+   */
+  countAtOrBefore(cutoffMs: number): number {
+    const size = this.size;
     let low = 0;
-    let high = this.size;
+    while (low < size && low < 4) {
+      if (this.at(low) > cutoffMs) return low;
+      low++;
+    }
+    let high = size;
     while (low < high) {
       const middle = (low + high) >>> 1;
       if (this.at(middle) > cutoffMs) high = middle;
       else low = middle + 1;
     }
     return low;
+  }
+
+  /**
+   * Drops admissions at or before `cutoffMs` and gives back slots no longer needed. They leave
+   * from the head, each once: over a key's life this costs one step per admission.
+   */
+  forgetBefore(cutoffMs: number): void {
+    const expired = this.countAtOrBefore(cutoffMs);
+    if (expired === 0) return;
+    const capacity = this.stamps.length;
+    this.head = (this.head + expired) % capacity;
+    this.size -= expired;
+    if (capacity > initialSlots && this.size <= capacity / 4) {
+      this.#reshape(Math.max(initialSlots, this.size * 2));
+    }
   }
 
   /** Moves the admissions, in order, into a ring of `capacity` (≥ size) slots. */
@@ -186,11 +196,13 @@ export class MemoryRateLimiter implements RateLimiter {
     }
     // A clock that steps back must not reopen slots: time never runs backwards for a key.
     const nowMs = Math.max(requestedNowMs, ring.newest);
-    const windowStart = nowMs - this.#windowMs;
-    const first = ring.firstAfter(windowStart);
-    const inWindowBefore = ring.size - first;
+    // Admissions a window older than the newest can never count again (no later decision of the
+    // key is earlier than its newest admission); those between that and this decision's window
+    // do not count now but could for a clock that steps back, so they are only counted out.
+    ring.forgetBefore(ring.newest - this.#windowMs);
+    const inWindowBefore = ring.size - ring.countAtOrBefore(nowMs - this.#windowMs);
     const allowed = inWindowBefore < limit;
-    if (allowed && admit) ring.push(nowMs, this.#windowMs, limit);
+    if (allowed && admit) ring.push(nowMs, limit);
     const inWindow = inWindowBefore + (allowed && admit ? 1 : 0);
     // The next slot frees when the in-window count drops below the limit: when the oldest
     // admission leaves, or (after the limit was lowered below the count) the one that many later.

@@ -31,6 +31,20 @@ describe('MemoryRateLimiter (in one process)', () => {
     expect(limiter.peek('steady', 1_000_000, 100_000 + 1800 * 100).remaining).toBe(1_000_000 - 600);
   });
 
+  it('counts exactly after an idle spell, however many admissions left the window meanwhile', () => {
+    const limiter = new MemoryRateLimiter({ windowMs: 60_000 });
+    for (let i = 0; i < 30; i++) limiter.take('k', 50, i * 1000);
+    // 65.5 s after the first: the 6 admissions at 0 … 5 s have left the window, 24 remain in it.
+    for (const [nowMs, inWindow] of [
+      [65_500, 24],
+      [70_500, 19],
+      [88_999, 1],
+      [89_000, 0],
+    ] as const) {
+      expect(limiter.peek('k', 50, nowMs)).toMatchObject({ allowed: true, remaining: 50 - inWindow - 1 });
+    }
+  });
+
   it('answers synchronously, so the request path waits on no promise', () => {
     const limiter = new MemoryRateLimiter({ windowMs: 1000 });
     expect(limiter.take('k', 2, 0)).toMatchObject({ allowed: true, remaining: 1 });

@@ -90,6 +90,37 @@ export function describeRateLimiterContract(name: string, open: OpenRateLimiter)
       expect((await limiter.take('k', 1, 0)).allowed).toBe(false);
     });
 
+    it('property: peeks count nothing, and a key idle for up to a window and more decides exactly', async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.integer({ min: 1, max: 6 }),
+          fc.array(fc.record({ gap: fc.integer({ min: 0, max: 70_000 }), peek: fc.boolean() }), {
+            minLength: 1,
+            maxLength: 60,
+          }),
+          (limit, operations) =>
+            withLimiter(60_000, async (limiter) => {
+              const admitted: number[] = [];
+              let now = 100_000;
+              for (const { gap, peek } of operations) {
+                now += gap;
+                const decision = peek
+                  ? await limiter.peek('k', limit, now)
+                  : await limiter.take('k', limit, now);
+                const inWindow = admitted.filter((t) => t > now - 60_000).length;
+                expect(decision.allowed).toBe(inWindow < limit);
+                if (decision.allowed && !peek) admitted.push(now);
+                const counted = admitted.filter((t) => t > now - 60_000).length;
+                expect(decision.remaining).toBe(
+                  Math.max(0, limit - counted - (peek && decision.allowed ? 1 : 0)),
+                );
+              }
+            }),
+        ),
+        { numRuns: 200 },
+      );
+    });
+
     it('property: no interval of one window admits more than the limit, and refusals consume nothing', async () => {
       await fc.assert(
         fc.asyncProperty(
