@@ -1,4 +1,5 @@
-import { request as httpRequest } from 'node:http';
+import { request as httpRequest, ServerResponse } from 'node:http';
+import { connect } from 'node:net';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { AppDeps } from '../../src/http/app.ts';
@@ -56,10 +57,10 @@ interface Served {
   limited: string;
 }
 
-async function serve(deps: Partial<AppDeps>): Promise<Served> {
+async function serve(deps: Partial<AppDeps>, env: Record<string, string> = {}): Promise<Served> {
   const logs = new LogCapture();
   const registry = new Registry();
-  const t = await buildTestApp({ logs, deps: { metrics: new HttpMetrics(registry), ...deps } });
+  const t = await buildTestApp({ logs, env, deps: { metrics: new HttpMetrics(registry), ...deps } });
   onTestFinished(() => t.app.close());
   const port = Number(new URL(await listen(t.app, '127.0.0.1', 0)).port);
   const { key: limited } = await t.issue(3);
@@ -211,5 +212,113 @@ describe('a fault in the fast path', () => {
     // The server goes on answering.
     failing = false;
     expect((await get(fast.port, '/v1/rates', key)).status).toBe(200);
+  });
+});
+
+/** What came back on one connection: every byte, and whether the server closed it. */
+interface Exchange {
+  /** The bytes received, with the values of Date and a generated X-Request-Id replaced. */
+  text: string;
+  closedByServer: boolean;
+}
+
+/**
+ * Sends `raw` (one or several requests, pipelined) on a new connection and reads until the server
+ * has answered `responses` requests or closes; then the client closes.
+ */
+function exchange(port: number, raw: string, responses: number): Promise<Exchange> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let received = Buffer.alloc(0);
+    let closedByServer = false;
+    const complete = (): number => {
+      let count = 0;
+      let at = 0;
+      for (;;) {
+        const end = received.indexOf('\r\n\r\n', at);
+        if (end < 0) return count;
+        const head = received.subarray(at, end).toString('latin1');
+        const length = Number(/\r\ncontent-length: (\d+)/i.exec(head)?.[1] ?? 0);
+        if (received.length < end + 4 + length) return count;
+        count++;
+        at = end + 4 + length;
+      }
+    };
+    const finish = () => {
+      socket.destroy();
+      const text = received
+        .toString('latin1')
+        .replace(/\r\nDate: [^\r]*/g, '\r\nDate: (now)')
+        .replace(/\r\nx-request-id: [0-9a-f-]{36}/g, '\r\nx-request-id: (generated)');
+      resolve({ text, closedByServer });
+    };
+    socket.on('data', (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      // Give a server that closes after its last answer the time to do so.
+      if (complete() >= responses) setTimeout(finish, 50);
+    });
+    socket.on('end', () => {
+      closedByServer = true;
+    });
+    socket.on('close', finish);
+    socket.on('error', reject);
+    socket.write(raw);
+  });
+}
+
+describe('the heads the fast path writes itself', () => {
+  it('are byte for byte what node:http writes, whatever the connection asks for', async () => {
+    const fast = await serve({});
+    const route = await serve({ ratesFastPath: false });
+    const writeHead = vi.spyOn(ServerResponse.prototype, 'writeHead');
+    const get = (s: Served, target: string, more = '', version = '1.1') =>
+      `GET ${target} HTTP/${version}\r\nHost: 127.0.0.1\r\nX-API-Key: ${s.t.key}\r\n${more}\r\n`;
+    const etag = (await exchange(fast.port, get(fast, '/v1/rates'), 1)).text.match(
+      /\r\netag: ("[^"]+")/,
+    )?.[1];
+    await exchange(route.port, get(route, '/v1/rates'), 1);
+    const cases: Array<[string, (s: Served) => string, number]> = [
+      ['keep-alive', (s) => get(s, '/v1/rates'), 1],
+      [
+        'two pipelined, then a 304',
+        (s) =>
+          get(s, '/v1/rates?symbol=BTC') +
+          get(s, '/v1/rates') +
+          get(s, '/v1/rates', `If-None-Match: ${etag}\r\n`),
+        3,
+      ],
+      ['Connection: close', (s) => get(s, '/v1/rates', 'Connection: close\r\n'), 1],
+      ['HTTP/1.0', (s) => get(s, '/v1/rates', '', '1.0'), 1],
+      [
+        'HTTP/1.0 keep-alive, then a 304',
+        (s) =>
+          get(s, '/v1/rates', 'Connection: keep-alive\r\n', '1.0') +
+          get(s, '/v1/rates', `Connection: keep-alive\r\nIf-None-Match: ${etag}\r\n`, '1.0'),
+        2,
+      ],
+    ];
+    writeHead.mockClear();
+    for (const [name, request, responses] of cases) {
+      const viaFastPath = await exchange(fast.port, request(fast), responses);
+      const viaRoute = await exchange(route.port, request(route), responses);
+      expect(viaFastPath, name).toEqual(viaRoute);
+      expect(viaFastPath.text.match(/HTTP\/1\.1 (200|304)/g), name).toHaveLength(responses);
+    }
+    // Every answer of the route's server goes through writeHead (8); of the fast path's, only
+    // those node:http must head itself: the connection that closes and the three HTTP/1.0 ones (4).
+    // The other 4 (HTTP/1.1, kept alive) had their heads written by the fast path.
+    expect(writeHead).toHaveBeenCalledTimes(8 + 4);
+  });
+
+  it('leave a per-socket request limit and its Keep-Alive max and Connection: close to node:http', async () => {
+    const env = { NERKH_MAX_REQUESTS_PER_SOCKET: '2' };
+    const fast = await serve({}, env);
+    const route = await serve({ ratesFastPath: false }, env);
+    const twice = (s: Served) =>
+      `GET /v1/rates HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${s.t.key}\r\n\r\n`.repeat(2);
+    const viaFastPath = await exchange(fast.port, twice(fast), 2);
+    expect(viaFastPath).toEqual(await exchange(route.port, twice(route), 2));
+    expect(viaFastPath.text).toContain('Keep-Alive: timeout=72, max=2');
+    expect(viaFastPath.text).toContain('Connection: close');
   });
 });
