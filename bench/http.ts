@@ -11,7 +11,8 @@
  * nerkh runs as deployed: `npm run build`, then `node bin/nerkh.js serve --role api` on a data
  * directory holding a committed snapshot and issued keys. Targets (README "Performance"):
  *   - full list, 50 connections: nerkh ÷ nginx req/s ≥ 0.8 (median of the pairwise ratios);
- *   - p99 ≤ 10 ms at saturating load (50 connections, closed loop, one core);
+ *   - p99 ≤ 5 ms at saturating load (50 connections, closed loop, one core);
+ *   - a 304's status line and header fields ≤ 400 bytes;
  *   - peak RSS ≤ 150 MB with 100,000 keys issued, after every key was used through the server;
  *   - ≤ 1 s from process start to the first 200 with a stored snapshot;
  *   - full list: nerkh with Redis ≥ 0.7 × nerkh in memory and ≥ 1.2 × Fastify + @fastify/rate-limit
@@ -89,7 +90,8 @@ const benchKeyLimit = 1_000_000;
 const publicUrl = 'https://rates.example.ir';
 const targets = {
   ratio: 0.8,
-  p99Ms: 10,
+  p99Ms: 5,
+  notModifiedBytes: 400,
   rssMB: 150,
   firstOkMs: 1000,
   redisOverMemory: 0.7,
@@ -218,6 +220,7 @@ const scenarios: Scenario[] = [
   },
 ];
 const fullList = scenarios[0] as Scenario;
+const notModifiedScenario = scenarios.find((scenario) => scenario.conditional) as Scenario;
 /** The scenarios this run measures: the base part's four, or only the full list. */
 const measuredScenarios = parts.has('base') ? scenarios : [fullList];
 
@@ -553,7 +556,7 @@ try {
         widths,
       ),
     );
-    const medians = new Map<string, { ratio: number; nerkhP99: number }>();
+    const medians = new Map<string, { ratio: number; nerkhP99: number; nerkhBytes: number }>();
     for (const scenario of scenarios) {
       const runs = results.get(scenario.name) as Record<'nginx' | 'nerkh', LoadResult[]>;
       const ratios = runs.nerkh.map(
@@ -562,7 +565,11 @@ try {
       const stat = (server: 'nginx' | 'nerkh', pick: (result: LoadResult) => number) =>
         median(runs[server].map(pick));
       const ratio = median(ratios);
-      medians.set(scenario.name, { ratio, nerkhP99: stat('nerkh', (r) => r.p99Ms) });
+      medians.set(scenario.name, {
+        ratio,
+        nerkhP99: stat('nerkh', (r) => r.p99Ms),
+        nerkhBytes: stat('nerkh', (r) => r.bytesPerResponse),
+      });
       console.log(
         row(
           [
@@ -600,6 +607,7 @@ try {
       `  (the full list from bare node:http, and from raw TCP parsing no HTTP, neither checking a key, limiting or logging: what Node's HTTP server, and Node itself, can send here; nerkh ÷ node:http ${pairwise('nerkh', 'floor').toFixed(2)})`,
     );
     const full = medians.get(fullList.name) as { ratio: number; nerkhP99: number };
+    const notModified = medians.get(notModifiedScenario.name) as { nerkhBytes: number };
     target(
       'full list ratio nerkh ÷ nginx',
       full.ratio.toFixed(2),
@@ -611,6 +619,13 @@ try {
       `${full.nerkhP99.toFixed(2)} ms`,
       `≤ ${targets.p99Ms} ms`,
       full.nerkhP99 <= targets.p99Ms,
+    );
+    // A 304 has no body: every byte of it is the status line and the header fields.
+    target(
+      'a 304, status line and header fields',
+      `${Math.round(notModified.nerkhBytes)} B`,
+      `≤ ${targets.notModifiedBytes} B`,
+      notModified.nerkhBytes <= targets.notModifiedBytes,
     );
     const overFloor = pairwise('nerkh', 'floor');
     target(
