@@ -26,15 +26,21 @@ function runWithBufferedStdout(body: string): {
   };
 }
 
+/** A stream that keeps each write as one string: what a logger writing to it wrote, line by line. */
+function capturedLines(): { lines: string[]; capture: Writable } {
+  const lines: string[] = [];
+  const capture = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(chunk.toString('utf8'));
+      done();
+    },
+  });
+  return { lines, capture };
+}
+
 describe('logger', () => {
   it('stamps each line with the ISO 8601 time of the moment it is written', () => {
-    const lines: string[] = [];
-    const capture = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(chunk.toString('utf8'));
-        done();
-      },
-    });
+    const { lines, capture } = capturedLines();
     const logger = createLogger('info', capture);
     const before = Date.now();
     logger.info('one');
@@ -49,13 +55,7 @@ describe('logger', () => {
   });
 
   it('redacts key fields', () => {
-    const lines: string[] = [];
-    const capture = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(chunk.toString('utf8'));
-        done();
-      },
-    });
+    const { lines, capture } = capturedLines();
     const logger = createLogger('info', capture);
     logger.info(
       { key: 'nerkh_a', nested: { apiKey: 'nerkh_b' }, headers: { 'x-api-key': 'nerkh_c' } },
@@ -77,13 +77,7 @@ describe('logger', () => {
   });
 
   it('writes a fixed-shape line byte for byte as pino writes the same fields, and none below its level', () => {
-    const lines: string[] = [];
-    const capture = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(chunk.toString('utf8'));
-        done();
-      },
-    });
+    const { lines, capture } = capturedLines();
     const logger = createLogger('info', capture).child({ role: 'api' });
     const fixed = new FixedShapeLines(logger, 'request');
     const awkward = 'a "quoted" \\ path\n\u0001 é ✓';
