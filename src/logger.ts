@@ -46,17 +46,25 @@ export function createLogger(level: string, destination?: pino.DestinationStream
 }
 
 /**
- * `value` as a JSON string: between quotes as it is when it is printable ASCII other than `"` and
- * `\\` (request ids, paths, addresses, key ids nearly always), else with JSON.stringify's escaping.
- * A loop over the characters: for such short strings a regular expression (a call into the
- * engine's runtime each time) or JSON.stringify costs several times as much.
+ * What goes between the quotes of `value` as a JSON string: `value` itself when it is printable
+ * ASCII other than `"` and `\\` (request ids, paths, addresses, key ids nearly always), else
+ * JSON.stringify's escaping. A loop over the characters: for such short strings a regular
+ * expression (a call into the engine's runtime each time) or JSON.stringify costs several times as
+ * much, and a plain value is handed back as it is, so writing it between quotes in a template makes
+ * no string of its own.
  */
-export function jsonString(value: string): string {
+export function jsonStringContent(value: string): string {
   for (let index = 0; index < value.length; index++) {
     const code = value.charCodeAt(index);
-    if (code < 0x20 || code > 0x7e || code === 0x22 || code === 0x5c) return JSON.stringify(value);
+    if (code < 0x20 || code > 0x7e || code === 0x22 || code === 0x5c)
+      return JSON.stringify(value).slice(1, -1);
   }
-  return `"${value}"`;
+  return value;
+}
+
+/** `value` as a JSON string, quotes included. */
+export function jsonString(value: string): string {
+  return `"${jsonStringContent(value)}"`;
 }
 
 /** `value` as JSON: null when it is not finite, as pino writes such a number. */
@@ -75,7 +83,7 @@ interface PinoInternals {
 /**
  * Lines of one fixed shape, such as the access log's: what `logger.info(fields, message)` writes,
  * byte for byte (a test compares them), with the fields serialized by the caller (`,"name":value`
- * each, strings through `jsonString`). pino serializes any object: it walks the keys, checks each
+ * each, strings through `jsonStringContent`). pino serializes any object: it walks the keys, checks each
  * value's type and its serializers and escapes each string, which for the access line was most of
  * its cost (about a twelfth of a whole /v1/rates request under load); a line whose fields are
  * fixed and built by the caller needs none of that. The line's start and end come from the logger
@@ -89,6 +97,9 @@ export class FixedShapeLines {
   readonly #levelValue: number;
   readonly #start: string;
   readonly #end: string;
+  /** The line's start up to its fields, for the time it was made with (the time changes once a millisecond). */
+  #time = '';
+  #head = '';
 
   constructor(logger: Logger, message: string) {
     this.#logger = logger as Logger & PinoInternals;
@@ -107,9 +118,12 @@ export class FixedShapeLines {
   write(fields: string): void {
     if (!this.enabled) return;
     const logger = this.#logger;
-    logger[pino.symbols.streamSym].write(
-      `${this.#start}${logger[pino.symbols.timeSym]()}${logger[pino.symbols.chindingsSym]}${fields}${this.#end}`,
-    );
+    const time = logger[pino.symbols.timeSym]();
+    if (time !== this.#time) {
+      this.#time = time;
+      this.#head = `${this.#start}${time}${logger[pino.symbols.chindingsSym]}`;
+    }
+    logger[pino.symbols.streamSym].write(`${this.#head}${fields}${this.#end}`);
   }
 }
 

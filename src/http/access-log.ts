@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { containsApiKeyShape } from '../keys/api-key.ts';
-import { FixedShapeLines, jsonNumber, jsonString, type Logger } from '../logger.ts';
+import { FixedShapeLines, jsonNumber, jsonStringContent, type Logger } from '../logger.ts';
 import type { HttpMetrics } from '../metrics/http-metrics.ts';
 import { pathOf, queryOf } from './request-target.ts';
 
@@ -88,10 +88,10 @@ export class AccessLog {
     if (!this.#lines.enabled) return;
     // The request id first, where request.log's binding puts it: one line shape for every reader.
     // A field without a value is left out, as pino leaves out an undefined one.
-    const ip = entry.ip === undefined ? '' : `,"ip":${jsonString(entry.ip)}`;
-    const keyId = entry.keyId === null ? '' : `,"key_id":${jsonString(entry.keyId)}`;
+    const ip = entry.ip === undefined ? '' : `,"ip":"${jsonStringContent(entry.ip)}"`;
+    const keyId = entry.keyId === null ? '' : `,"key_id":"${jsonStringContent(entry.keyId)}"`;
     this.#lines.write(
-      `,"req_id":${jsonString(entry.requestId)},"method":${jsonString(entry.method)},"url":${jsonString(loggableUrl(entry.url))},"status":${entry.status},"duration_ms":${jsonNumber(Math.round(entry.elapsedMs * 100) / 100)}${ip}${keyId}`,
+      `,"req_id":"${jsonStringContent(entry.requestId)}","method":"${jsonStringContent(entry.method)}","url":"${jsonStringContent(loggableUrl(entry.url))}","status":${entry.status},"duration_ms":${jsonNumber(Math.round(entry.elapsedMs * 100) / 100)}${ip}${keyId}`,
     );
   }
 
