@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { requestKeyPrefix } from '../../src/limiter/open-redis-limiters.ts';
 
 /**
  * The bench's own connection to the Redis its servers share limits through: it reads the peer's
@@ -20,15 +21,15 @@ export async function openBenchRedis(url: string): Promise<Redis> {
   return redis;
 }
 
-/** nerkh's per-key limit of key `id` (src/limiter/open-redis-limiters.ts: `nerkh:rl:` and a hash tag). */
+/** nerkh's per-key limit of key `id`: its prefix and the id as a hash tag. */
 export function nerkhLimitKey(id: string): string {
-  return `nerkh:rl:{${id}}`;
+  return `${requestKeyPrefix}{${id}}`;
 }
 
 /**
  * Deletes nerkh's limit keys of the bench's own key ids (random, issued for this run) and every
  * key under `peerPrefix` (unique to this run); returns how many existed. nerkh's invalid-key
- * throttle (`nerkh:fk:{address}`) is left alone: the bench sends nerkh no invalid key, so it wrote
+ * throttle (`nerkh:fk2:{address}`) is left alone: the bench sends nerkh no invalid key, so it wrote
  * none, and one that exists belongs to someone else.
  */
 export async function deleteBenchKeys(

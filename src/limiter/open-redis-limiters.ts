@@ -8,6 +8,16 @@ import { redisConnection } from './redis/connection.ts';
 import { RedisPauseBroadcast } from './redis/pause-broadcast.ts';
 import { RedisRateLimiter } from './redis-limiter.ts';
 
+/**
+ * Where the request limit's keys start (`nerkh:rl2:{<key>}`) and the invalid-key throttle's
+ * (`nerkh:fk2:{<address>}`). The `2` is the format: each key a string of admissions
+ * (redis/sliding-log-script.ts), where versions before it kept a sorted set under `nerkh:rl:` and
+ * `nerkh:fk:`. New names, so that during a rolling upgrade neither version meets the other's type
+ * (WRONGTYPE would send every decision of a batch to memory).
+ */
+export const requestKeyPrefix = 'nerkh:rl2:';
+export const failedKeyPrefix = 'nerkh:fk2:';
+
 interface RedisLimiters extends Limiters {
   /** Whether both are shared through Redis right now, for /v1/health. */
   sharedState(): SharedLimitState;
@@ -34,9 +44,9 @@ export async function openRedisLimiters(config: Config, logger: Logger): Promise
       new MemoryRateLimiter({ windowMs }),
       fallbackSwitch,
     );
-  const requests = limiter('nerkh:rl:');
+  const requests = limiter(requestKeyPrefix);
   const failedKeys = new FailedKeyThrottle({
-    failures: limiter('nerkh:fk:'),
+    failures: limiter(failedKeyPrefix),
     broadcast: new RedisPauseBroadcast({ redis, key: 'nerkh:fk-paused' }),
   });
   return {

@@ -16,8 +16,8 @@ interface RedisRateLimiterOptions {
   redis: Redis;
   windowMs: number;
   /**
-   * Start of every key this limiter writes, e.g. `nerkh:rl:`; the key's own name follows in
-   * braces (`nerkh:rl:{<key>}`), a Redis Cluster hash tag, so any further key kept for the same
+   * Start of every key this limiter writes, e.g. `nerkh:rl2:`; the key's own name follows in
+   * braces (`nerkh:rl2:{<key>}`), a Redis Cluster hash tag, so any further key kept for the same
    * limit key lands on the same slot as its admissions.
    */
   prefix: string;
@@ -32,9 +32,10 @@ interface RedisRateLimiterOptions {
 
 /**
  * The exact rolling window of MemoryRateLimiter, shared by every API instance through Redis: a
- * sorted set per key holds the admitted requests of the last window (a sliding log), and a Lua
- * script trims, counts and admits atomically, so concurrent instances can never together admit
- * more than the limit in any window, and a refused request counts nothing.
+ * string per key holds the times of the admitted requests of the last window (a sliding log), and
+ * a Lua script counts, admits and drops what can no longer count atomically, so concurrent
+ * instances can never together admit more than the limit in any window, and a refused request
+ * counts nothing.
  *
  * Hand-written because no maintained npm limiter offers this window on Redis: @fastify/rate-limit's
  * Redis store INCRs a counter whose PEXPIRE is set by the key's first request (a fixed window

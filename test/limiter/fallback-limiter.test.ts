@@ -5,7 +5,7 @@ import { MemoryRateLimiter } from '../../src/limiter/memory-limiter.ts';
 import { redisConnection } from '../../src/limiter/redis/connection.ts';
 import { RedisRateLimiter } from '../../src/limiter/redis-limiter.ts';
 import { createLogger } from '../../src/logger.ts';
-import { deleteKeys, redisAvailable, testKeyPrefix, testRedisUrl } from '../support/redis.ts';
+import { admissionsIn, deleteKeys, redisAvailable, testKeyPrefix, testRedisUrl } from '../support/redis.ts';
 import { TcpProxy } from '../support/tcp-proxy.ts';
 import { describeRateLimiterContract } from './rate-limiter-contract.ts';
 
@@ -128,7 +128,7 @@ describe.skipIf(!available)('FallbackRateLimiter against real Redis behind a pro
       new MemoryRateLimiter({ windowMs }),
       fallbackSwitch,
     );
-    const admitted = (key: string) => admin.zcard(`${prefix}{${key}}`);
+    const admitted = async (key: string) => (await admissionsIn(admin, `${prefix}{${key}}`)).length;
     return { proxy, limiter, fallbackSwitch, warnings, infos, admitted, prefix };
   }
 
@@ -198,7 +198,7 @@ describe.skipIf(!available)('FallbackRateLimiter against real Redis behind a pro
   it('a batch Redis refuses with an error is decided from memory, and the limits go local at once', async () => {
     const { limiter, fallbackSwitch, warnings, prefix } = await limiterBehindProxy();
     // A key of the wrong type fails the whole script, and so every decision of its batch.
-    await admin.set(`${prefix}{wrong}`, 'not a sorted set');
+    await admin.sadd(`${prefix}{wrong}`, 'not a string of admissions');
     const decisions = await Promise.all([
       limiter.take('wrong', 2, Date.now()),
       ...Array.from({ length: 5 }, () => limiter.take('k', 3, Date.now())),

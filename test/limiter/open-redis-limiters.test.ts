@@ -1,11 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { openRedisLimiters } from '../../src/limiter/open-redis-limiters.ts';
+import {
+  failedKeyPrefix,
+  openRedisLimiters,
+  requestKeyPrefix,
+} from '../../src/limiter/open-redis-limiters.ts';
 import { redisConnection } from '../../src/limiter/redis/connection.ts';
 import { createLogger } from '../../src/logger.ts';
 import { freePort } from '../cli/run-cli.ts';
-import { redisAvailable, testRedisUrl } from '../support/redis.ts';
+import { admissionsIn, redisAvailable, testRedisUrl } from '../support/redis.ts';
 import { TcpProxy } from '../support/tcp-proxy.ts';
 
 function capturedLogger() {
@@ -63,7 +67,7 @@ describe('openRedisLimiters', () => {
       // A name no other run uses, under the limiters' fixed prefixes.
       const name = `nerkh-test:${process.pid}:${randomBytes(4).toString('hex')}`;
       onTestFinished(async () => {
-        await admin.del(`nerkh:rl:{${name}}`, `nerkh:fk:{${name}}`);
+        await admin.del(`${requestKeyPrefix}{${name}}`, `${failedKeyPrefix}{${name}}`);
         await admin.quit();
       });
       await admin.connect();
@@ -81,8 +85,8 @@ describe('openRedisLimiters', () => {
         allowed: true,
         remaining: 29,
       });
-      expect(await admin.zcard(`nerkh:rl:{${name}}`)).toBe(1);
-      expect(await admin.zcard(`nerkh:fk:{${name}}`)).toBe(1);
+      expect(await admissionsIn(admin, `${requestKeyPrefix}{${name}}`)).toHaveLength(1);
+      expect(await admissionsIn(admin, `${failedKeyPrefix}{${name}}`)).toHaveLength(1);
     },
   );
 
@@ -141,7 +145,7 @@ describe.skipIf(!available)('the invalid-key pause across instances sharing Redi
     // An address no other run uses; the throttle's fixed keys are cleaned of it afterwards.
     const address = `nerkh-test:${process.pid}:${randomBytes(4).toString('hex')}`;
     onTestFinished(async () => {
-      await admin.del(`nerkh:fk:{${address}}`);
+      await admin.del(`${failedKeyPrefix}{${address}}`);
       await admin.zrem('nerkh:fk-paused', address);
       await admin.quit();
     });

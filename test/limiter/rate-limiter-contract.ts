@@ -90,6 +90,19 @@ export function describeRateLimiterContract(name: string, open: OpenRateLimiter)
       expect((await limiter.take('k', 1, 0)).allowed).toBe(false);
     });
 
+    it('a clock that steps back after a later peek counts what its own window holds', async () => {
+      const limiter = await limiterFor(60_000);
+      await limiter.take('k', 2, 0);
+      await limiter.take('k', 2, 30_000);
+      // At 70 s the admission at 0 has left the window; at 40 s it has not.
+      expect(await limiter.peek('k', 2, 70_000)).toMatchObject({ allowed: true, remaining: 0 });
+      expect(await limiter.take('k', 2, 40_000)).toMatchObject({
+        allowed: false,
+        remaining: 0,
+        retryAfterSeconds: 20,
+      });
+    });
+
     it('property: peeks count nothing, and a key idle for up to a window and more decides exactly', async () => {
       await fc.assert(
         fc.asyncProperty(

@@ -2,14 +2,12 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { MemoryRateLimiter } from '../../src/limiter/memory-limiter.ts';
 import { redisConnection } from '../../src/limiter/redis/connection.ts';
 import { maxBatchDecisions } from '../../src/limiter/redis/decision-batch.ts';
 import { slidingLogScript } from '../../src/limiter/redis/sliding-log-script.ts';
 import { RedisRateLimiter } from '../../src/limiter/redis-limiter.ts';
-import { deleteKeys, redisAvailable, testKeyPrefix, testRedisUrl } from '../support/redis.ts';
+import { admissionsIn, deleteKeys, redisAvailable, testKeyPrefix, testRedisUrl } from '../support/redis.ts';
 import { describeRateLimiterContract } from './rate-limiter-contract.ts';
-import { previousSlidingLogScript } from './redis/previous-sliding-log-script.ts';
 
 const available = await redisAvailable('Redis limiter tests');
 
@@ -48,8 +46,8 @@ describe.skipIf(!available)('RedisRateLimiter against real Redis', () => {
       allowed: false,
       retryAfterSeconds: 60,
     });
-    const [, score] = await redis.zrange(`${prefix}{k}`, 0, 0, 'WITHSCORES');
-    expect(Math.abs(Number(score) / 1_000_000 - Number(seconds))).toBeLessThan(5);
+    const [admittedMicroseconds] = await admissionsIn(redis, `${prefix}{k}`);
+    expect(Math.abs((admittedMicroseconds as number) / 1_000_000 - Number(seconds))).toBeLessThan(5);
   });
 
   it('keeps working when Redis forgets the script (SCRIPT FLUSH between two decisions)', async () => {
@@ -78,7 +76,7 @@ describe.skipIf(!available)('RedisRateLimiter against real Redis', () => {
   it('counts admissions made in the same microsecond separately', async () => {
     const limiter = new RedisRateLimiter({ redis, windowMs: 60_000, prefix, clock: 'caller' });
     for (let i = 0; i < 5; i++) await limiter.take('k', 10, 42);
-    expect(await redis.zcard(`${prefix}{k}`)).toBe(5);
+    expect(await admissionsIn(redis, `${prefix}{k}`)).toEqual([42_000, 42_000, 42_000, 42_000, 42_000]);
     expect(await limiter.peek('k', 10, 42)).toMatchObject({ allowed: true, remaining: 4 });
   });
 
@@ -113,7 +111,7 @@ describe.skipIf(!available)('RedisRateLimiter against real Redis', () => {
       expect(refused).toMatchObject({ allowed: false, remaining: 0, retryAfterSeconds: 60 });
     }
     // Admitted in one microsecond, each kept apart.
-    expect(await redis.zcard(`${prefix}{k}`)).toBe(60);
+    expect(await admissionsIn(redis, `${prefix}{k}`)).toHaveLength(60);
   });
 
   it('splits a turn of many decisions into bounded batches, interleaved keys each exact', async () => {
@@ -127,7 +125,7 @@ describe.skipIf(!available)('RedisRateLimiter against real Redis', () => {
     for (const [index, key] of keys.entries()) {
       const own = decisions.filter((_, i) => i % 3 === index);
       expect(own.filter((decision) => decision.allowed)).toHaveLength(60);
-      expect(await redis.zcard(`${prefix}{${key}}`)).toBe(60);
+      expect(await admissionsIn(redis, `${prefix}{${key}}`)).toHaveLength(60);
     }
   });
 
@@ -153,65 +151,91 @@ describe.skipIf(!available)('RedisRateLimiter against real Redis', () => {
       [false, 0, 60],
       [true, 1, 0],
     ]);
-    expect(await redis.zcard(`${prefix}{k}`)).toBe(2);
+    expect(await admissionsIn(redis, `${prefix}{k}`)).toHaveLength(2);
     expect(await redis.exists(`${prefix}{other}`)).toBe(0);
   });
 
-  it('trims the admissions that left the window, keeping at most those of 1.125 windows', async () => {
+  it('keeps the admissions of the last window, dropping older ones when it admits', async () => {
     const limiter = new RedisRateLimiter({ redis, windowMs: 8000, prefix, clock: 'caller' });
-    let largest = 0;
     for (let now = 0; now < 40_000; now += 250) {
-      expect(await limiter.take('k', 1000, now)).toMatchObject({
-        allowed: true,
-        remaining: 1000 - Math.min(32, now / 250 + 1),
-      });
-      largest = Math.max(largest, await redis.zcard(`${prefix}{k}`));
+      // Those in (now - 8 s, now]: 32 once the first window has passed, never the 160 admitted.
+      const inWindow = Math.min(32, now / 250 + 1);
+      expect(await limiter.take('k', 1000, now)).toMatchObject({ allowed: true, remaining: 1000 - inWindow });
+      expect(await admissionsIn(redis, `${prefix}{k}`)).toEqual(
+        Array.from({ length: inWindow }, (_, i) => (now - (inWindow - 1 - i) * 250) * 1000),
+      );
     }
-    // 32 admissions per window, 36 in 1.125 windows; without trimming the set would hold all 160.
-    expect(largest).toBeGreaterThan(32);
-    expect(largest).toBeLessThanOrEqual(36);
   });
 
-  it('property: decides like the in-memory limiter when instances of the previous version share its keys', async () => {
+  it('a refusal or a peek writes nothing: what only a clock stepping back would count stays', async () => {
+    const limiter = new RedisRateLimiter({ redis, windowMs: 60_000, prefix, clock: 'caller' });
+    await limiter.take('k', 2, 0);
+    await limiter.take('k', 2, 30_000);
+    expect(await limiter.take('k', 1, 40_000)).toMatchObject({ allowed: false });
+    // Past the first admission's window: it no longer counts, but a clock that steps back towards
+    // the newest admission's would count it again, so it is kept.
+    expect(await limiter.peek('k', 2, 70_000)).toMatchObject({ allowed: true, remaining: 0 });
+    expect(await limiter.take('k', 1, 70_000)).toMatchObject({ allowed: false });
+    expect(await admissionsIn(redis, `${prefix}{k}`)).toEqual([0, 30_000_000]);
+    expect(await limiter.take('k', 2, 40_000)).toMatchObject({ allowed: false, resetSeconds: 20 });
+    // An admission a window after the first drops it.
+    expect(await limiter.take('k', 2, 80_000)).toMatchObject({ allowed: true, remaining: 0 });
+    expect(await admissionsIn(redis, `${prefix}{k}`)).toEqual([30_000_000, 80_000_000]);
+  });
+
+  it('property: decides by the rule on keys whose clock steps back, with peeks and changed limits', async () => {
     let run = 0;
     await fc.assert(
       fc.asyncProperty(
-        fc.integer({ min: 1, max: 8 }),
-        fc.array(fc.record({ gap: fc.integer({ min: 0, max: 2500 }), previous: fc.boolean() }), {
-          minLength: 1,
-          maxLength: 120,
-        }),
-        async (limit, steps) => {
+        fc.array(
+          fc.record({
+            // Mostly forward, now and then back, and now and then past a whole window.
+            gap: fc.oneof(
+              { weight: 6, arbitrary: fc.integer({ min: 0, max: 2500 }) },
+              { weight: 2, arbitrary: fc.integer({ min: -12_000, max: 0 }) },
+              { weight: 1, arbitrary: fc.integer({ min: 10_000, max: 25_000 }) },
+            ),
+            key: fc.constantFrom('a', 'b'),
+            limit: fc.integer({ min: 1, max: 6 }),
+            peek: fc.boolean(),
+          }),
+          { minLength: 1, maxLength: 150 },
+        ),
+        async (steps) => {
           const windowMs = 10_000;
-          const keyPrefix = `${prefix}compat${run++}:`;
-          const current = new RedisRateLimiter({ redis, windowMs, prefix: keyPrefix, clock: 'caller' });
-          const memory = new MemoryRateLimiter({ windowMs });
-          let now = 0;
-          for (const { gap, previous } of steps) {
+          const limiter = new RedisRateLimiter({
+            redis,
+            windowMs,
+            prefix: `${prefix}stepping${run++}:`,
+            clock: 'caller',
+          });
+          // Reference model: per key, every admission; a decision's time is the later of the clock
+          // and the key's newest admission, and it counts the admissions after that time - window.
+          const admitted = new Map<string, number[]>();
+          let now = 100_000;
+          for (const { gap, key, limit, peek } of steps) {
             now += gap;
-            const expected = memory.take('k', limit, now);
-            if (previous) {
-              const [allowed, remaining, resetSeconds] = (await redis.eval(
-                previousSlidingLogScript,
-                1,
-                `${keyPrefix}{k}`,
-                limit,
-                windowMs,
-                '1',
-                now,
-              )) as number[];
-              expect({ allowed: allowed === 1, remaining, resetSeconds }).toEqual({
-                allowed: expected.allowed,
-                remaining: expected.remaining,
-                resetSeconds: expected.resetSeconds,
-              });
-            } else {
-              expect(await current.take('k', limit, now)).toEqual(expected);
-            }
+            const decision = peek ? await limiter.peek(key, limit, now) : await limiter.take(key, limit, now);
+            const times = admitted.get(key) ?? [];
+            admitted.set(key, times);
+            const decisionNow = Math.max(now, times.at(-1) ?? now);
+            const allowed = times.filter((t) => t > decisionNow - windowMs).length < limit;
+            if (allowed && !peek) times.push(decisionNow);
+            const after = times.filter((t) => t > decisionNow - windowMs);
+            const freeing = after[Math.max(0, after.length - limit)];
+            const resetSeconds =
+              freeing === undefined ? 0 : Math.max(1, Math.ceil((freeing + windowMs - decisionNow) / 1000));
+            expect(decision).toEqual({
+              allowed,
+              limit,
+              remaining: Math.max(0, limit - after.length - (allowed && peek ? 1 : 0)),
+              resetSeconds,
+              retryAfterSeconds: allowed ? 0 : resetSeconds,
+            });
           }
         },
       ),
-      { numRuns: 60 },
+      { numRuns: 150 },
     );
   });
 
@@ -228,6 +252,6 @@ describe.skipIf(!available)('RedisRateLimiter against real Redis', () => {
       Array.from({ length: 150 }, (_, i) => (instances[i % 3] as RedisRateLimiter).take('shared', 60, 0)),
     );
     expect(decisions.filter((decision) => decision.allowed)).toHaveLength(60);
-    expect(await redis.zcard(`${prefix}{shared}`)).toBe(60);
+    expect(await admissionsIn(redis, `${prefix}{shared}`)).toHaveLength(60);
   });
 });

@@ -50,3 +50,13 @@ export async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
     cursor = next;
   } while (cursor !== '0');
 }
+
+/**
+ * The admission times, in microseconds, oldest first, that a Redis limiter key holds (8-byte
+ * big-endian doubles, src/limiter/redis/sliding-log-script.ts); none for a key that does not exist.
+ */
+export async function admissionsIn(redis: Redis, key: string): Promise<number[]> {
+  const value = await redis.getBuffer(key);
+  if (value === null) return [];
+  return Array.from({ length: value.length / 8 }, (_, i) => value.readDoubleBE(i * 8));
+}
