@@ -151,110 +151,119 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
   // Loading the stored snapshot compresses its bodies on the thread pool: started now, it overlaps
   // with registering the routes below instead of adding to the start-up time.
   const firstSnapshot = snapshots.start();
-  const authenticator = new KeyAuthenticator({
-    store: deps.keys,
-    logger,
-    clock,
-    pollMs,
-    flushMs: deps.lastUseFlushMs ?? 30_000,
-    validCacheSize: config.NERKH_KEY_CACHE_SIZE,
-  });
-  const { requests: limiter, failedKeys } = deps.limiters;
-  const metrics = deps.metrics ?? new HttpMetrics(new Registry());
+  // A start that fails after this point must not leave the snapshot poll (or anything else the
+  // app started) running against a store the caller is about to close.
+  try {
+    const authenticator = new KeyAuthenticator({
+      store: deps.keys,
+      logger,
+      clock,
+      pollMs,
+      flushMs: deps.lastUseFlushMs ?? 30_000,
+      validCacheSize: config.NERKH_KEY_CACHE_SIZE,
+    });
+    const { requests: limiter, failedKeys } = deps.limiters;
+    const metrics = deps.metrics ?? new HttpMetrics(new Registry());
 
-  // The API, the website and the discovery documents read the same snapshot and health judgement.
-  const currentSnapshot = () => snapshots.current()?.snapshot ?? null;
-  const health = currentHealth({
-    collectorStatus: deps.collectorStatus,
-    ...(deps.collectorLease === undefined ? {} : { collectorLease: deps.collectorLease }),
-    sharedLimits: () => deps.limiters.sharedState?.(),
-    currentSnapshot,
-    clock,
-    refreshSeconds: config.NERKH_REFRESH_SECONDS,
-    releaseId: packageJson.version,
-  });
-  const pages = sitePagesByLanguage({
-    settings: {
-      publicUrl: config.publicUrl,
-      disclaimer: config.NERKH_DISCLAIMER,
-      sourceLabel: config.NERKH_SOURCE_LABEL,
+    // The API, the website and the discovery documents read the same snapshot and health judgement.
+    const currentSnapshot = () => snapshots.current()?.snapshot ?? null;
+    const health = currentHealth({
+      collectorStatus: deps.collectorStatus,
+      ...(deps.collectorLease === undefined ? {} : { collectorLease: deps.collectorLease }),
+      sharedLimits: () => deps.limiters.sharedState?.(),
+      currentSnapshot,
+      clock,
       refreshSeconds: config.NERKH_REFRESH_SECONDS,
-      rateLimit: config.NERKH_RATE_LIMIT,
-      rateWindowSeconds: config.NERKH_RATE_WINDOW_SECONDS,
-    },
-    currentSnapshot,
-    history: deps.snapshots,
-    health,
-    clock,
-  });
-  const responseHeaders = new ResponseHeaders(serviceSecurityHeaders());
-  const requireApiKey = apiKeyGuard({
-    authenticator,
-    limiter,
-    failedKeys,
-    defaultLimit: config.NERKH_RATE_LIMIT,
-    windowSeconds: config.NERKH_RATE_WINDOW_SECONDS,
-    failureLimit: deps.failureLimit ?? 30,
-    clock,
-    metrics,
-  });
-  metrics.watch({
-    currentSnapshot,
-    keyCache: () => authenticator.cacheCounts(),
-    limiters: deps.limiters,
-    clock,
-  });
-
-  app.decorateRequest('apiKeyId', null);
-  installProblemHandlers(app, config.publicUrl);
-  const accessLog = new AccessLog(logger, metrics);
-  accessLog.install(app);
-  responseHeaders.install(app);
-  await app.register(swagger, openApiOptions(config.publicUrl));
-
-  await app.register(behindApiKey, {
-    prefix: '/v1',
-    requireApiKey,
-    routes: (api) => api.register(ratesRoutes, { snapshots, clock, responseHeaders }),
-  });
-  await app.register(healthRoutes, { health });
-  await app.register(sitePlugin, {
-    pages,
-    keyRequests: deps.keyRequests,
-    formSecret: config.NERKH_FORM_SECRET ?? randomBytes(32),
-    clock,
-  });
-  await app.register(discoveryPlugin, { pages: pages.en });
-
-  if (deps.ratesFastPath !== false) {
-    new RatesFastPath({
-      snapshots,
+      releaseId: packageJson.version,
+    });
+    const pages = sitePagesByLanguage({
+      settings: {
+        publicUrl: config.publicUrl,
+        disclaimer: config.NERKH_DISCLAIMER,
+        sourceLabel: config.NERKH_SOURCE_LABEL,
+        refreshSeconds: config.NERKH_REFRESH_SECONDS,
+        rateLimit: config.NERKH_RATE_LIMIT,
+        rateWindowSeconds: config.NERKH_RATE_WINDOW_SECONDS,
+      },
+      currentSnapshot,
+      history: deps.snapshots,
+      health,
+      clock,
+    });
+    const responseHeaders = new ResponseHeaders(serviceSecurityHeaders());
+    const requireApiKey = apiKeyGuard({
       authenticator,
       limiter,
       failedKeys,
       defaultLimit: config.NERKH_RATE_LIMIT,
       windowSeconds: config.NERKH_RATE_WINDOW_SECONDS,
+      failureLimit: deps.failureLimit ?? 30,
       clock,
-      clientAddress: clientAddressOf(config.trustProxy),
-      responseHeaders,
-      accessLog,
       metrics,
-      logger,
-    }).installOn(app.server);
-  }
+    });
+    metrics.watch({
+      currentSnapshot,
+      keyCache: () => authenticator.cacheCounts(),
+      limiters: deps.limiters,
+      clock,
+    });
 
-  await firstSnapshot;
-  await authenticator.start();
-  // A change heard of is read at once; the polls stay, so a feed that goes quiet costs a poll period.
-  const unsubscribe = [
-    deps.changes?.onChange('snapshot', () => void snapshots.refresh()),
-    deps.changes?.onChange('keys', () => void authenticator.pollVersion()),
-  ];
-  app.addHook('onClose', async () => {
-    for (const stopListening of unsubscribe) stopListening?.();
+    app.decorateRequest('apiKeyId', null);
+    installProblemHandlers(app, config.publicUrl);
+    const accessLog = new AccessLog(logger, metrics);
+    accessLog.install(app);
+    responseHeaders.install(app);
+    await app.register(swagger, openApiOptions(config.publicUrl));
+
+    await app.register(behindApiKey, {
+      prefix: '/v1',
+      requireApiKey,
+      routes: (api) => api.register(ratesRoutes, { snapshots, clock, responseHeaders }),
+    });
+    await app.register(healthRoutes, { health });
+    await app.register(sitePlugin, {
+      pages,
+      keyRequests: deps.keyRequests,
+      formSecret: config.NERKH_FORM_SECRET ?? randomBytes(32),
+      clock,
+    });
+    await app.register(discoveryPlugin, { pages: pages.en });
+
+    if (deps.ratesFastPath !== false) {
+      new RatesFastPath({
+        snapshots,
+        authenticator,
+        limiter,
+        failedKeys,
+        defaultLimit: config.NERKH_RATE_LIMIT,
+        windowSeconds: config.NERKH_RATE_WINDOW_SECONDS,
+        clock,
+        clientAddress: clientAddressOf(config.trustProxy),
+        responseHeaders,
+        accessLog,
+        metrics,
+        logger,
+      }).installOn(app.server);
+    }
+
+    await firstSnapshot;
+    await authenticator.start();
+    // A change heard of is read at once; the polls stay, so a feed that goes quiet costs a poll period.
+    const unsubscribe = [
+      deps.changes?.onChange('snapshot', () => void snapshots.refresh()),
+      deps.changes?.onChange('keys', () => void authenticator.pollVersion()),
+    ];
+    app.addHook('onClose', async () => {
+      for (const stopListening of unsubscribe) stopListening?.();
+      snapshots.close();
+      await authenticator.close();
+    });
+  } catch (error) {
     snapshots.close();
-    await authenticator.close();
-  });
-
+    // Its failure, if it failed too, is not the one to report.
+    firstSnapshot.catch(() => {});
+    await app.close().catch(() => {});
+    throw error;
+  }
   return app;
 }

@@ -267,6 +267,8 @@ export class SnapshotCache {
 
   async start(): Promise<void> {
     await this.refresh();
+    // Closed while the first snapshot loaded (a start that failed elsewhere): nothing to poll for.
+    if (this.#closed) return;
     this.#timer = setInterval(() => void this.refresh(), this.#pollMs);
     this.#timer.unref();
   }

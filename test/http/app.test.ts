@@ -1,13 +1,18 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { buildApp } from '../../src/http/app.ts';
 import { listen } from '../../src/http/server.ts';
 import { issueApiKey } from '../../src/keys/issue-key.ts';
+import { memoryLimiters } from '../../src/limiter/open-limiter.ts';
 import { createLogger } from '../../src/logger.ts';
 import { appStoresOf } from '../../src/service.ts';
+import { MemoryKeyRequestStore } from '../../src/store/memory/key-request-store.ts';
+import { MemoryApiKeyStore } from '../../src/store/memory/key-store.ts';
+import { MemorySnapshotStore } from '../../src/store/memory/snapshot-store.ts';
 import { openPostgresStore } from '../../src/store/postgres/open-postgres-store.ts';
 import { createTestDatabase, skipPostgres } from '../support/postgres.ts';
 import { waitFor } from '../support/wait.ts';
-import { buildTestApp, healthyCollector, sampleSnapshot, type TestApp } from './fixtures.ts';
+import { buildTestApp, healthyCollector, sampleSnapshot, type TestApp, testConfig } from './fixtures.ts';
 import { parseRawResponse, rawExchange } from './raw-http.ts';
 
 let t: TestApp;
@@ -168,5 +173,42 @@ describe.skipIf(skipPostgres)('with a change feed (PostgreSQL)', () => {
 
     await writer.keys.revokeApiKey(record.id);
     await waitFor(async () => (await rates()).statusCode === 403, 1000, 'the revocation');
+  });
+});
+
+describe('a start that fails', () => {
+  it('leaves nothing polling the stores it was given', async () => {
+    class CountingSnapshots extends MemorySnapshotStore {
+      polls = 0;
+      override async latestSnapshotId() {
+        this.polls++;
+        return super.latestSnapshotId();
+      }
+    }
+    class UnreachableKeys extends MemoryApiKeyStore {
+      override apiKeysVersion(): Promise<number> {
+        return Promise.reject(new Error('key store unreachable'));
+      }
+    }
+    const snapshots = new CountingSnapshots();
+    await snapshots.commitSnapshot(sampleSnapshot());
+    const config = testConfig();
+    const limiters = memoryLimiters(config);
+    onTestFinished(() => limiters.close());
+    await expect(
+      buildApp({
+        config,
+        logger: createLogger('silent'),
+        snapshots,
+        collectorStatus: snapshots,
+        keys: new UnreachableKeys(),
+        keyRequests: new MemoryKeyRequestStore(),
+        limiters,
+        pollMs: 20,
+      }),
+    ).rejects.toThrow('key store unreachable');
+    const pollsAtFailure = snapshots.polls;
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(snapshots.polls).toBe(pollsAtFailure);
   });
 });
