@@ -21,16 +21,18 @@
  *   - two instances sharing a limit never admit more than it, across any window boundary;
  *   - Redis cut under load: only 200s and 429s, no socket error.
  * Layout on a machine with ≥ 2 CPUs: the servers pinned to CPU 0, wrk to CPU 1, so the servers
- * get one core each and never compete with the load generator. Redis is the machine's own, not
- * pinned: it shares the CPUs with them.
+ * get one core each and never compete with the load generator. Redis is the bench's own
+ * redis-server on the load generator's CPU, as on a machine of its own in a deployment, and its CPU
+ * time per request is reported beside each row that uses it; with --redis-url, that Redis, unpinned.
  *
  * Run: npm run bench [-- --rounds 3 --seconds 8 --connections 50 --only base,redis,peers,burst,outage
- *                        --redis-url redis://127.0.0.1:6379/15 --profile --keep]
+ *                        --redis-url URL --profile --keep]
  *   --only       runs only the parts named (bench/http/parts.ts); all by default
- *   --redis-url  the Redis the Redis rows, the burst and the outage use; the bench deletes the keys
- *                it wrote there, and only those. Database 15 by default, apart from other
- *                programs' keys (an invalid-key throttle another nerkh wrote for 127.0.0.1 in
- *                database 0 would turn the bench's requests into 429s)
+ *   --redis-url  a Redis for the Redis rows, the burst and the outage, instead of the bench's own
+ *                redis-server; the bench deletes the keys it wrote there, and only those. Use a
+ *                database apart from other programs' keys (e.g. redis://127.0.0.1:6379/15: an
+ *                invalid-key throttle another nerkh wrote for 127.0.0.1 would turn the bench's
+ *                requests into 429s)
  *   --profile    runs nerkh under `node --cpu-prof` and prints the top self-time functions
  *                (figures measured under the profiler are lower; compare profiles, not req/s).
  */
@@ -59,6 +61,7 @@ import { estimatedSeconds, isLoadPart, parseParts } from './http/parts.ts';
 import { startPeer } from './http/peers.ts';
 import { mainThreadProfileIn, selfTimes } from './http/profile.ts';
 import { measureRedisOutage } from './http/redis-outage.ts';
+import { type BenchRedisServer, redisServerBinary, startBenchRedisServer } from './http/redis-server.ts';
 import { type LoadResult, runWrk } from './http/wrk.ts';
 
 const { values: flags } = parseArgs({
@@ -67,7 +70,7 @@ const { values: flags } = parseArgs({
     seconds: { type: 'string', default: '8' },
     connections: { type: 'string', default: '50' },
     only: { type: 'string' },
-    'redis-url': { type: 'string', default: 'redis://127.0.0.1:6379/15' },
+    'redis-url': { type: 'string' },
     profile: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
   },
@@ -78,7 +81,8 @@ const connections = Number(flags.connections);
 if (!(rounds >= 1 && seconds >= 1 && connections >= 1))
   throw new Error('--rounds, --seconds, --connections ≥ 1');
 const parts = parseParts(flags.only);
-const redisUrl = flags['redis-url'];
+/** The Redis the Redis parts use: --redis-url, or the bench's own server once it runs. */
+let redisUrl = flags['redis-url'] ?? '';
 const usesRedis = parts.has('redis') || parts.has('peers') || parts.has('burst') || parts.has('outage');
 
 const projectRoot = join(import.meta.dirname, '..');
@@ -149,6 +153,8 @@ const peerPrefix = `nerkh-bench:${randomBytes(6).toString('hex')}:`;
 /** Ids of every key the bench issued that a Redis-backed nerkh may have counted. */
 const redisKeyIds: string[] = [];
 let benchRedis: Redis | null = null;
+/** The bench's own Redis (without --redis-url), pinned with the load generator. */
+let ownRedis: BenchRedisServer | null = null;
 
 /**
  * Every server the bench measures: nginx and nerkh in every scenario; the rest in the full-list
@@ -177,6 +183,13 @@ const serverLabels: Record<ServerName, string> = {
 };
 const servers: Partial<Record<ServerName, StaticServer | NerkhProcess>> = {};
 const isNerkh = (server: ServerName) => server === 'nerkh' || server === 'nerkhRedis';
+const usesRedisUnderLoad = (server: ServerName): server is 'nerkhRedis' | 'fastifyRedis' =>
+  server === 'nerkhRedis' || server === 'fastifyRedis';
+/** The bench's own Redis's CPU time per request in each round of the rows that use it. */
+const redisCpuPerRequest: Record<'nerkhRedis' | 'fastifyRedis', number[]> = {
+  nerkhRedis: [],
+  fastifyRedis: [],
+};
 
 async function stopServer(server: ServerName): Promise<void> {
   const running = servers[server];
@@ -338,8 +351,19 @@ try {
   if ((load1 ?? 0) > 0.5) console.log('warning: the machine is busy; figures will be disturbed');
   if (flags.profile) console.log('profiling: nerkh runs under --cpu-prof, its req/s are lower than without');
   if (usesRedis) {
+    if (redisUrl === '') {
+      ownRedis = await startBenchRedisServer({
+        port: await freePort(),
+        ...(loadCpu === undefined ? {} : { cpu: loadCpu }),
+      });
+      redisUrl = ownRedis.url;
+      console.log(
+        `Redis: the bench's own redis-server ${/v=(\S+)/.exec(toolVersion(redisServerBinary() as string, ['--version']))?.[1] ?? ''} on CPU ${loadCpu ?? 'any'} (with wrk, as on a machine of its own), ${redisUrl}`,
+      );
+    } else {
+      console.log(`Redis: ${redisUrl} (given, not pinned; the bench deletes the keys it writes)`);
+    }
     benchRedis = await openBenchRedis(redisUrl);
-    console.log(`Redis: ${redisUrl} (the machine's own, not pinned; the bench deletes the keys it writes)`);
   }
 
   // 0. The production build, as a deployment makes it (README "Performance"); bin/nerkh.js runs it.
@@ -508,10 +532,17 @@ try {
             : fullListServers.filter((s) => s === 'nginx' || s === 'nerkh');
         if (round % 2 === 1) order.reverse();
         for (const server of order) {
+          const redisCpuBefore = ownRedis?.cpuMicros() ?? 0;
           const result = await measure(server, scenario, etags, seconds);
           results.get(scenario.name)?.[server]?.push(result);
+          let redisCpu = '';
+          if (ownRedis !== null && usesRedisUnderLoad(server)) {
+            const micros = (ownRedis.cpuMicros() - redisCpuBefore) / result.requests;
+            redisCpuPerRequest[server].push(micros);
+            redisCpu = `  Redis CPU ${micros.toFixed(1)} µs/req`;
+          }
           console.log(
-            `  round ${round + 1} ${scenario.name.padEnd(20)} ${server.padEnd(12)} ${integer(result.requestsPerSecond).padStart(7)} req/s  p50 ${result.p50Ms.toFixed(2)} ms  p99 ${result.p99Ms.toFixed(2)} ms  ${integer(result.bytesPerResponse)} B/resp`,
+            `  round ${round + 1} ${scenario.name.padEnd(20)} ${server.padEnd(12)} ${integer(result.requestsPerSecond).padStart(7)} req/s  p50 ${result.p50Ms.toFixed(2)} ms  p99 ${result.p99Ms.toFixed(2)} ms  ${integer(result.bytesPerResponse)} B/resp${redisCpu}`,
           );
         }
       }
@@ -662,6 +693,14 @@ try {
     console.log(
       '  (every row sends the same body behind a key check with a per-key limit and one access-log line per request; B/resp differs by the header fields each sends)',
     );
+    const cpuRows = (['nerkhRedis', 'fastifyRedis'] as const).filter(
+      (server) => redisCpuPerRequest[server].length > 0,
+    );
+    if (cpuRows.length > 0) {
+      console.log(
+        `  (Redis CPU per request, median: ${cpuRows.map((server) => `${serverLabels[server]} ${median(redisCpuPerRequest[server]).toFixed(1)} µs`).join('; ')}; Redis ran on CPU ${loadCpu ?? 'any'}, not the servers')`,
+      );
+    }
     // A Redis command that times out sends nerkh to its in-memory limit for a while: then the
     // Redis row measured partly that, and says so.
     const fallbacks = ran('nerkhRedis')
@@ -772,7 +811,7 @@ try {
   }
 } finally {
   for (const server of serverNames) await stopServer(server).catch(() => undefined);
-  if (benchRedis !== null) {
+  if (benchRedis !== null && ownRedis === null) {
     try {
       const deleted = await deleteBenchKeys(benchRedis, redisKeyIds, peerPrefix);
       console.log(`Redis: deleted the ${integer(deleted)} keys the bench wrote`);
@@ -781,8 +820,9 @@ try {
         `Redis: could not delete the bench's keys (${(error as Error).message}); they expire within a minute`,
       );
     }
-    benchRedis.disconnect();
   }
+  benchRedis?.disconnect();
+  await ownRedis?.stop();
   // Also after a failed run: the profile is what shows why it failed.
   if (flags.profile && existsSync(profileDir)) printProfile();
   if (flags.keep) console.log(`kept ${work}`);

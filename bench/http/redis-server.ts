@@ -1,0 +1,82 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { Redis } from 'ioredis';
+import { pinned } from './pinned.ts';
+
+/** A Redis server the bench started for itself, and the CPU time it has used so far. */
+export interface BenchRedisServer {
+  url: string;
+  pid: number;
+  /** User and system CPU time of the server process since it started, in microseconds (/proc/PID/stat). */
+  cpuMicros(): number;
+  stop(): Promise<void>;
+}
+
+export function redisServerBinary(): string | null {
+  const found = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' });
+  const path = found.stdout.trim();
+  return path === '' ? null : path;
+}
+
+/** Clock ticks per second of /proc's CPU times (getconf CLK_TCK; 100 on Linux). */
+const ticksPerSecond = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+function cpuMicrosOf(pid: number): number {
+  // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th (proc(5)).
+  const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) / ticksPerSecond) * 1e6;
+}
+
+/**
+ * Starts a Redis of the bench's own on `port` (on CPU `cpu` when given): nothing kept on disk, no
+ * other program's keys, so the bench may read its CPU time and stop it at the end. Pinned with the
+ * load generator, it is measured as a deployment runs it, on a machine of its own, instead of
+ * taking turns on the API server's core (Linux wakes a server next to the process that wrote to
+ * it, so an unpinned Redis runs about half of its time on that core).
+ */
+export async function startBenchRedisServer(options: {
+  port: number;
+  cpu?: number;
+}): Promise<BenchRedisServer> {
+  const binary = redisServerBinary();
+  if (binary === null) {
+    throw new Error('redis-server is not installed: apt-get install -y redis-server, or pass --redis-url');
+  }
+  const args = ['--port', String(options.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
+  const child: ChildProcess = spawn(...pinned(options.cpu, binary, args), {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk) => {
+    stderr += String(chunk);
+  });
+  const url = `redis://127.0.0.1:${options.port}`;
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`redis-server exited: ${stderr.trim()}`);
+    const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    try {
+      await probe.connect();
+      await probe.ping();
+      break;
+    } catch (error) {
+      if (Date.now() > deadline)
+        throw new Error(`redis-server did not answer in 5 s: ${(error as Error).message}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    } finally {
+      probe.disconnect();
+    }
+  }
+  const pid = child.pid ?? 0;
+  return {
+    url,
+    pid,
+    cpuMicros: () => cpuMicrosOf(pid),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
