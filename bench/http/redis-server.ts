@@ -55,6 +55,8 @@ export async function startBenchRedisServer(options: {
   for (;;) {
     if (child.exitCode !== null) throw new Error(`redis-server exited: ${stderr.trim()}`);
     const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    // Refused until the server listens: connect() rejects with it, so the event says nothing new.
+    probe.on('error', () => undefined);
     try {
       await probe.connect();
       await probe.ping();
