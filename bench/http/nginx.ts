@@ -1,7 +1,7 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pinned } from './pinned.ts';
+import { spawnPinned, stopProcess } from './pinned.ts';
 
 /**
  * A Debian nginx with one worker serving a directory of pre-built files: the yardstick for
@@ -62,17 +62,11 @@ http {
 `,
   );
   const args = ['-c', conf, '-p', options.workDir];
-  const child: ChildProcess = spawn(...pinned(options.cpu, binary, args), {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr?.on('data', (chunk) => {
-    stderr += String(chunk);
-  });
+  const { child, stderr } = spawnPinned(options.cpu, binary, args);
   const url = `http://127.0.0.1:${options.port}`;
   const deadline = Date.now() + 5000;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`nginx exited: ${stderr.trim()}`);
+    if (child.exitCode !== null) throw new Error(`nginx exited: ${stderr().trim()}`);
     try {
       await fetch(`${url}/`);
       break;
@@ -83,11 +77,6 @@ http {
   return {
     url,
     pid: child.pid ?? 0,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGQUIT');
-      }),
+    stop: () => stopProcess(child, 'SIGQUIT'),
   };
 }

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { StaticServer } from './nginx.ts';
-import { pinned } from './pinned.ts';
+import { pinned, stopProcess } from './pinned.ts';
 
 interface NodeServerOptions {
   port: number;
@@ -31,11 +31,6 @@ export async function startNodeServer(
   return {
     url: `http://127.0.0.1:${options.port}`,
     pid: child.pid ?? 0,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
+    stop: () => stopProcess(child, 'SIGTERM'),
   };
 }

@@ -1,7 +1,7 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
-import { pinned } from './pinned.ts';
+import { spawnPinned, stopProcess } from './pinned.ts';
 
 /** A Redis server the bench started for itself, and the CPU time it has used so far. */
 export interface BenchRedisServer {
@@ -43,17 +43,11 @@ export async function startBenchRedisServer(options: {
     throw new Error('redis-server is not installed: apt-get install -y redis-server, or pass --redis-url');
   }
   const args = ['--port', String(options.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
-  const child: ChildProcess = spawn(...pinned(options.cpu, binary, args), {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr?.on('data', (chunk) => {
-    stderr += String(chunk);
-  });
+  const { child, stderr } = spawnPinned(options.cpu, binary, args);
   const url = `redis://127.0.0.1:${options.port}`;
   const deadline = Date.now() + 5000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`redis-server exited: ${stderr.trim()}`);
+    if (child.exitCode !== null) throw new Error(`redis-server exited: ${stderr().trim()}`);
     const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
     // Refused until the server listens: connect() rejects with it, so the event says nothing new.
     probe.on('error', () => undefined);
@@ -74,11 +68,6 @@ export async function startBenchRedisServer(options: {
     url,
     pid,
     cpuMicros: () => cpuMicrosOf(pid),
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
+    stop: () => stopProcess(child, 'SIGTERM'),
   };
 }
