@@ -6,7 +6,6 @@ import { spawnPinned, stopProcess } from './pinned.ts';
 /** A Redis server the bench started for itself, and the CPU time it has used so far. */
 export interface BenchRedisServer {
   url: string;
-  pid: number;
   /** User and system CPU time of the server process since it started, in microseconds (/proc/PID/stat). */
   cpuMicros(): number;
   stop(): Promise<void>;
@@ -66,7 +65,6 @@ export async function startBenchRedisServer(options: {
   const pid = child.pid ?? 0;
   return {
     url,
-    pid,
     cpuMicros: () => cpuMicrosOf(pid),
     stop: () => stopProcess(child, 'SIGTERM'),
   };
