@@ -61,7 +61,7 @@ import { estimatedSeconds, isLoadPart, parseParts } from './http/parts.ts';
 import { startPeer } from './http/peers.ts';
 import { mainThreadProfileIn, selfTimes } from './http/profile.ts';
 import { measureRedisOutage } from './http/redis-outage.ts';
-import { type BenchRedisServer, redisServerBinary, startBenchRedisServer } from './http/redis-server.ts';
+import { type BenchRedisServer, startBenchRedisServer } from './http/redis-server.ts';
 import { type LoadResult, runWrk } from './http/wrk.ts';
 
 const { values: flags } = parseArgs({
@@ -183,13 +183,13 @@ const serverLabels: Record<ServerName, string> = {
 };
 const servers: Partial<Record<ServerName, StaticServer | NerkhProcess>> = {};
 const isNerkh = (server: ServerName) => server === 'nerkh' || server === 'nerkhRedis';
-const usesRedisUnderLoad = (server: ServerName): server is 'nerkhRedis' | 'fastifyRedis' =>
-  server === 'nerkhRedis' || server === 'fastifyRedis';
+/** The rows whose servers use Redis under load. */
+const redisRows = ['nerkhRedis', 'fastifyRedis'] as const;
+type RedisRow = (typeof redisRows)[number];
+const usesRedisUnderLoad = (server: ServerName): server is RedisRow =>
+  (redisRows as readonly ServerName[]).includes(server);
 /** The bench's own Redis's CPU time per request in each round of the rows that use it. */
-const redisCpuPerRequest: Record<'nerkhRedis' | 'fastifyRedis', number[]> = {
-  nerkhRedis: [],
-  fastifyRedis: [],
-};
+const redisCpuPerRequest: Record<RedisRow, number[]> = { nerkhRedis: [], fastifyRedis: [] };
 
 async function stopServer(server: ServerName): Promise<void> {
   const running = servers[server];
@@ -358,7 +358,7 @@ try {
       });
       redisUrl = ownRedis.url;
       console.log(
-        `Redis: the bench's own redis-server ${/v=(\S+)/.exec(toolVersion(redisServerBinary() as string, ['--version']))?.[1] ?? ''} on CPU ${loadCpu ?? 'any'} (with wrk, as on a machine of its own), ${redisUrl}`,
+        `Redis: the bench's own redis-server ${ownRedis.version} on CPU ${loadCpu ?? 'any'} (with wrk, as on a machine of its own), ${redisUrl}`,
       );
     } else {
       console.log(`Redis: ${redisUrl} (given, not pinned; the bench deletes the keys it writes)`);
@@ -693,9 +693,7 @@ try {
     console.log(
       '  (every row sends the same body behind a key check with a per-key limit and one access-log line per request; B/resp differs by the header fields each sends)',
     );
-    const cpuRows = (['nerkhRedis', 'fastifyRedis'] as const).filter(
-      (server) => redisCpuPerRequest[server].length > 0,
-    );
+    const cpuRows = redisRows.filter((server) => redisCpuPerRequest[server].length > 0);
     if (cpuRows.length > 0) {
       console.log(
         `  (Redis CPU per request, median: ${cpuRows.map((server) => `${serverLabels[server]} ${median(redisCpuPerRequest[server]).toFixed(1)} µs`).join('; ')}; Redis ran on CPU ${loadCpu ?? 'any'}, not the servers')`,

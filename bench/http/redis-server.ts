@@ -6,12 +6,14 @@ import { spawnPinned, stopProcess } from './pinned.ts';
 /** A Redis server the bench started for itself, and the CPU time it has used so far. */
 export interface BenchRedisServer {
   url: string;
+  /** The server's version, as `redis-server --version` prints it (`v=…`). */
+  version: string;
   /** User and system CPU time of the server process since it started, in microseconds (/proc/PID/stat). */
   cpuMicros(): number;
   stop(): Promise<void>;
 }
 
-export function redisServerBinary(): string | null {
+function redisServerBinary(): string | null {
   const found = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' });
   const path = found.stdout.trim();
   return path === '' ? null : path;
@@ -21,8 +23,10 @@ export function redisServerBinary(): string | null {
 const ticksPerSecond = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 
 function cpuMicrosOf(pid: number): number {
-  // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th (proc(5)).
-  const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ');
+  // Fields after the command's closing parenthesis (the command may hold one too): utime and stime
+  // are the 12th and 13th of those (proc(5)).
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return ((Number(fields[11]) + Number(fields[12])) / ticksPerSecond) * 1e6;
 }
 
@@ -41,6 +45,8 @@ export async function startBenchRedisServer(options: {
   if (binary === null) {
     throw new Error('redis-server is not installed: apt-get install -y redis-server, or pass --redis-url');
   }
+  const versionLine = spawnSync(binary, ['--version'], { encoding: 'utf8' }).stdout;
+  const version = /v=(\S+)/.exec(versionLine)?.[1] ?? 'of unknown version';
   const args = ['--port', String(options.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
   const { child, stderr } = spawnPinned(options.cpu, binary, args);
   const url = `redis://127.0.0.1:${options.port}`;
@@ -65,6 +71,7 @@ export async function startBenchRedisServer(options: {
   const pid = child.pid ?? 0;
   return {
     url,
+    version,
     cpuMicros: () => cpuMicrosOf(pid),
     stop: () => stopProcess(child, 'SIGTERM'),
   };
