@@ -33,8 +33,9 @@
  *                database apart from other programs' keys (e.g. redis://127.0.0.1:6379/15: an
  *                invalid-key throttle another nerkh wrote for 127.0.0.1 would turn the bench's
  *                requests into 429s)
- *   --profile    runs nerkh under `node --cpu-prof` and prints the top self-time functions
- *                (figures measured under the profiler are lower; compare profiles, not req/s).
+ *   --profile    runs nerkh (in memory, and with Redis when that part runs) under `node --cpu-prof`
+ *                and prints the top self-time functions of each (figures measured under the profiler
+ *                are lower; compare profiles, not req/s).
  */
 
 import { spawnSync } from 'node:child_process';
@@ -147,7 +148,8 @@ const dataDir = join(work, 'data');
 const root = join(work, 'www');
 const bodyFile = join(root, 'v1', 'rates');
 const keysFile = join(work, 'keys.txt');
-const profileDir = join(work, 'profile');
+/** Where each profiled nerkh writes its `.cpuprofile`: in memory, and with its limits in Redis. */
+const profileDirs = { nerkh: join(work, 'profile'), nerkhRedis: join(work, 'profile-redis') } as const;
 /** Start of every Redis key the peers write: unique to this run, so the bench deletes only its own. */
 const peerPrefix = `nerkh-bench:${randomBytes(6).toString('hex')}:`;
 /** Ids of every key the bench issued that a Redis-backed nerkh may have counted. */
@@ -268,10 +270,13 @@ async function measure(
   return result;
 }
 
-function printProfile(): void {
+function printProfile(server: keyof typeof profileDirs, title: string): void {
+  if (!existsSync(profileDirs[server])) return;
   console.log('');
-  console.log('Top self time in nerkh, % of busy time (node --cpu-prof; start, warm-up and every scenario):');
-  for (const entry of selfTimes(mainThreadProfileIn(profileDir), projectRoot).slice(0, 20)) {
+  console.log(
+    `Top self time in ${title}, % of busy time (node --cpu-prof; start, warm-up and every scenario):`,
+  );
+  for (const entry of selfTimes(mainThreadProfileIn(profileDirs[server]), projectRoot).slice(0, 20)) {
     console.log(`  ${entry.percent.toFixed(1).padStart(5)} %  ${entry.frame}`);
   }
 }
@@ -398,7 +403,7 @@ try {
     logFile: join(work, 'nerkh.log'),
     readyKey,
     ...onServerCpu,
-    ...(flags.profile ? { cpuProfDir: profileDir } : {}),
+    ...(flags.profile ? { cpuProfDir: profileDirs.nerkh } : {}),
   });
   const nerkhUrl = servers.nerkh.url;
   const auth = { 'X-API-Key': readyKey };
@@ -447,6 +452,7 @@ try {
       readyKey,
       redisUrl,
       ...onServerCpu,
+      ...(flags.profile ? { cpuProfDir: profileDirs.nerkhRedis } : {}),
     });
   }
   if (parts.has('peers')) {
@@ -822,7 +828,10 @@ try {
   benchRedis?.disconnect();
   await ownRedis?.stop();
   // Also after a failed run: the profile is what shows why it failed.
-  if (flags.profile && existsSync(profileDir)) printProfile();
+  if (flags.profile) {
+    printProfile('nerkh', 'nerkh');
+    printProfile('nerkhRedis', 'nerkh with its limits in Redis');
+  }
   if (flags.keep) console.log(`kept ${work}`);
   else rmSync(work, { recursive: true, force: true });
 }
