@@ -238,40 +238,37 @@ export class FallbackRateLimiter implements RateLimiter {
   }
 
   take(key: string, limit: number, nowMs: number): MaybePromise<RateLimitDecision> {
-    if (!this.#switch.shared) return this.#local.take(key, limit, nowMs);
-    if (this.#switch.settling) {
-      const own = this.#local.peek(key, limit, nowMs);
-      if (!own.allowed) return own;
-    }
-    return this.#shared.take(key, limit, nowMs).then(
-      (decision) => {
-        this.#switch.answered();
-        if (decision.allowed) this.#local.take(key, limit, nowMs);
-        return decision;
-      },
-      (error: unknown) => {
-        this.#switch.lost(error);
-        return this.#local.take(key, limit, nowMs);
-      },
-    );
+    return this.#decide(key, limit, nowMs, true);
   }
 
   peek(key: string, limit: number, nowMs: number): MaybePromise<RateLimitDecision> {
-    if (!this.#switch.shared) return this.#local.peek(key, limit, nowMs);
+    return this.#decide(key, limit, nowMs, false);
+  }
+
+  #decide(key: string, limit: number, nowMs: number, admit: boolean): MaybePromise<RateLimitDecision> {
+    const local = this.#local;
+    if (!this.#switch.shared) return admit ? local.take(key, limit, nowMs) : local.peek(key, limit, nowMs);
     if (this.#switch.settling) {
-      const own = this.#local.peek(key, limit, nowMs);
+      const own = local.peek(key, limit, nowMs);
       if (!own.allowed) return own;
     }
-    return this.#shared.peek(key, limit, nowMs).then(
-      (decision) => {
-        this.#switch.answered();
-        return decision;
-      },
-      (error: unknown) => {
-        this.#switch.lost(error);
-        return this.#local.peek(key, limit, nowMs);
-      },
-    );
+    // One promise per decision, settled straight from the batch's answer (RedisRateLimiter.decide).
+    return new Promise((resolve, reject) => {
+      this.#shared.decide(key, limit, admit, nowMs, (decision, error) => {
+        try {
+          if (decision === null) {
+            this.#switch.lost(error);
+            resolve(admit ? local.take(key, limit, nowMs) : local.peek(key, limit, nowMs));
+            return;
+          }
+          this.#switch.answered();
+          if (admit && decision.allowed) local.take(key, limit, nowMs);
+          resolve(decision);
+        } catch (fault) {
+          reject(fault);
+        }
+      });
+    });
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { DecisionBatch } from './redis/decision-batch.ts';
+import { DecisionBatch, type DecisionCallback } from './redis/decision-batch.ts';
 import { slidingLogScript } from './redis/sliding-log-script.ts';
 import type { RateLimitDecision, RateLimiter } from './types.ts';
 
@@ -69,11 +69,35 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   take(key: string, limit: number, nowMs: number): Promise<RateLimitDecision> {
-    return this.#batch.decide(`${this.#prefix}{${key}}`, limit, '1', this.#callerClock ? nowMs : '');
+    return new Promise((resolve, reject) => {
+      this.decide(key, limit, true, nowMs, (decision, error) => {
+        if (decision === null) reject(error);
+        else resolve(decision);
+      });
+    });
   }
 
   peek(key: string, limit: number, nowMs: number): Promise<RateLimitDecision> {
-    return this.#batch.decide(`${this.#prefix}{${key}}`, limit, '0', this.#callerClock ? nowMs : '');
+    return new Promise((resolve, reject) => {
+      this.decide(key, limit, false, nowMs, (decision, error) => {
+        if (decision === null) reject(error);
+        else resolve(decision);
+      });
+    });
+  }
+
+  /**
+   * `take` (admit true) or `peek`, answered through `done` instead of a promise of its own, for a
+   * caller that answers with a promise of its own anyway (FallbackRateLimiter).
+   */
+  decide(key: string, limit: number, admit: boolean, nowMs: number, done: DecisionCallback): void {
+    this.#batch.decide(
+      `${this.#prefix}{${key}}`,
+      limit,
+      admit ? '1' : '0',
+      this.#callerClock ? nowMs : '',
+      done,
+    );
   }
 
   /** Nothing to release: the connection belongs to whoever opened it. */

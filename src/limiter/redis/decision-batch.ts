@@ -7,6 +7,15 @@ import type { RateLimitDecision } from '../types.ts';
 export type SendBatch = (keys: string[], args: Array<string | number>) => Promise<number[]>;
 
 /**
+ * Gets one decision's outcome, once: the decision, or null with the error that failed its batch.
+ * A callback rather than a promise per decision: the caller wraps the outcome in the one promise
+ * it answers with (FallbackRateLimiter), so a request with a shared limit costs one promise, not a
+ * chain of them (README "Performance"). It must not throw: the rest of its batch is answered
+ * after it.
+ */
+export type DecisionCallback = (decision: RateLimitDecision | null, error?: unknown) => void;
+
+/**
  * Decisions one script call carries at most. A batch runs atomically, so it holds Redis for all of
  * its decisions (about 10 µs each); a few hundred keep that near a couple of milliseconds, and
  * the arguments of one call small.
@@ -28,8 +37,7 @@ export class DecisionBatch {
   #keys: string[] = [];
   #args: Array<string | number>;
   #limits: number[] = [];
-  #resolvers: Array<(decision: RateLimitDecision) => void> = [];
-  #rejecters: Array<(error: unknown) => void> = [];
+  #callbacks: DecisionCallback[] = [];
   #scheduled = false;
   readonly #flushScheduled = () => {
     this.#scheduled = false;
@@ -43,38 +51,39 @@ export class DecisionBatch {
   }
 
   /** One decision on `key` (the full Redis key), answered with the rest of its batch. */
-  decide(key: string, limit: number, admit: '1' | '0', callerTime: number | ''): Promise<RateLimitDecision> {
-    return new Promise((resolve, reject) => {
-      this.#keys.push(key);
-      this.#args.push(limit, admit, callerTime);
-      this.#limits.push(limit);
-      this.#resolvers.push(resolve);
-      this.#rejecters.push(reject);
-      if (this.#keys.length >= maxBatchDecisions) this.#flush();
-      else if (!this.#scheduled) {
-        this.#scheduled = true;
-        setImmediate(this.#flushScheduled);
-      }
-    });
+  decide(
+    key: string,
+    limit: number,
+    admit: '1' | '0',
+    callerTime: number | '',
+    done: DecisionCallback,
+  ): void {
+    this.#keys.push(key);
+    this.#args.push(limit, admit, callerTime);
+    this.#limits.push(limit);
+    this.#callbacks.push(done);
+    if (this.#keys.length >= maxBatchDecisions) this.#flush();
+    else if (!this.#scheduled) {
+      this.#scheduled = true;
+      setImmediate(this.#flushScheduled);
+    }
   }
 
   #flush(): void {
     if (this.#keys.length === 0) return;
     const limits = this.#limits;
-    const resolvers = this.#resolvers;
-    const rejecters = this.#rejecters;
+    const callbacks = this.#callbacks;
     const sent = this.#send(this.#keys, this.#args);
     this.#keys = [];
     this.#args = [this.#windowArg];
     this.#limits = [];
-    this.#resolvers = [];
-    this.#rejecters = [];
+    this.#callbacks = [];
     sent.then(
       (replies) => {
         for (let i = 0; i < limits.length; i++) {
           const allowed = replies[3 * i] === 1;
           const resetSeconds = replies[3 * i + 2] as number;
-          (resolvers[i] as (decision: RateLimitDecision) => void)({
+          (callbacks[i] as DecisionCallback)({
             allowed,
             limit: limits[i] as number,
             remaining: replies[3 * i + 1] as number,
@@ -84,7 +93,7 @@ export class DecisionBatch {
         }
       },
       (error: unknown) => {
-        for (const reject of rejecters) reject(error);
+        for (const done of callbacks) done(null, error);
       },
     );
   }
