@@ -69,17 +69,16 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   take(key: string, limit: number, nowMs: number): Promise<RateLimitDecision> {
-    return new Promise((resolve, reject) => {
-      this.decide(key, limit, true, nowMs, (decision, error) => {
-        if (decision === null) reject(error);
-        else resolve(decision);
-      });
-    });
+    return this.#promised(key, limit, true, nowMs);
   }
 
   peek(key: string, limit: number, nowMs: number): Promise<RateLimitDecision> {
+    return this.#promised(key, limit, false, nowMs);
+  }
+
+  #promised(key: string, limit: number, admit: boolean, nowMs: number): Promise<RateLimitDecision> {
     return new Promise((resolve, reject) => {
-      this.decide(key, limit, false, nowMs, (decision, error) => {
+      this.decide(key, limit, admit, nowMs, (decision, error) => {
         if (decision === null) reject(error);
         else resolve(decision);
       });
