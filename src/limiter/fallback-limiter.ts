@@ -246,10 +246,9 @@ export class FallbackRateLimiter implements RateLimiter {
   }
 
   #decide(key: string, limit: number, nowMs: number, admit: boolean): MaybePromise<RateLimitDecision> {
-    const local = this.#local;
-    if (!this.#switch.shared) return admit ? local.take(key, limit, nowMs) : local.peek(key, limit, nowMs);
+    if (!this.#switch.shared) return this.#fromMemory(key, limit, nowMs, admit);
     if (this.#switch.settling) {
-      const own = local.peek(key, limit, nowMs);
+      const own = this.#local.peek(key, limit, nowMs);
       if (!own.allowed) return own;
     }
     // One promise per decision, settled straight from the batch's answer (RedisRateLimiter.decide).
@@ -258,17 +257,22 @@ export class FallbackRateLimiter implements RateLimiter {
         try {
           if (decision === null) {
             this.#switch.lost(error);
-            resolve(admit ? local.take(key, limit, nowMs) : local.peek(key, limit, nowMs));
+            resolve(this.#fromMemory(key, limit, nowMs, admit));
             return;
           }
           this.#switch.answered();
-          if (admit && decision.allowed) local.take(key, limit, nowMs);
+          if (admit && decision.allowed) this.#local.take(key, limit, nowMs);
           resolve(decision);
         } catch (fault) {
           reject(fault);
         }
       });
     });
+  }
+
+  /** This instance's own decision: `take` when `admit`, else `peek`. */
+  #fromMemory(key: string, limit: number, nowMs: number, admit: boolean): RateLimitDecision {
+    return admit ? this.#local.take(key, limit, nowMs) : this.#local.peek(key, limit, nowMs);
   }
 
   async close(): Promise<void> {
