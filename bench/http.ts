@@ -50,6 +50,7 @@ import { buildIsCurrent } from '../bin/build-is-current.js';
 import { type Config, loadConfig } from '../src/config.ts';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import { deleteBenchKeys, openBenchRedis } from './http/bench-redis.ts';
+import { commandPath } from './http/command-path.ts';
 import { type BenchKey, commitBenchSnapshot, issueBenchKeys } from './http/fixture.ts';
 import { freePort } from './http/free-port.ts';
 import { type Fetched, get } from './http/http-get.ts';
@@ -120,7 +121,7 @@ function toolVersion(command: string, args: string[]): string {
 }
 
 for (const tool of ['wrk', 'taskset']) {
-  if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) {
+  if (commandPath(tool) === null) {
     throw new Error(`${tool} is not installed: apt-get install -y ${tool === 'wrk' ? 'wrk' : 'util-linux'}`);
   }
 }

@@ -1,6 +1,6 @@
-import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { commandPath } from './command-path.ts';
 import { spawnPinned, stopProcess } from './pinned.ts';
 
 /**
@@ -16,11 +16,8 @@ export interface StaticServer {
 }
 
 export function nginxBinary(): string | null {
-  const found = spawnSync('sh', ['-c', 'command -v nginx || ls /usr/sbin/nginx 2>/dev/null'], {
-    encoding: 'utf8',
-  });
-  const path = found.stdout.trim().split('\n')[0];
-  return path ? path : null;
+  // Debian installs it in /usr/sbin, which a non-root PATH may leave out.
+  return commandPath('nginx') ?? (existsSync('/usr/sbin/nginx') ? '/usr/sbin/nginx' : null);
 }
 
 export async function startNginx(options: {

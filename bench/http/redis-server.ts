@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
+import { commandPath } from './command-path.ts';
 import { spawnPinned, stopProcess } from './pinned.ts';
 
 /** A Redis server the bench started for itself, and the CPU time it has used so far. */
@@ -11,12 +12,6 @@ export interface BenchRedisServer {
   /** User and system CPU time of the server process since it started, in microseconds (/proc/PID/stat). */
   cpuMicros(): number;
   stop(): Promise<void>;
-}
-
-function redisServerBinary(): string | null {
-  const found = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' });
-  const path = found.stdout.trim();
-  return path === '' ? null : path;
 }
 
 /** Clock ticks per second of /proc's CPU times (getconf CLK_TCK; 100 on Linux). */
@@ -41,7 +36,7 @@ export async function startBenchRedisServer(options: {
   port: number;
   cpu?: number;
 }): Promise<BenchRedisServer> {
-  const binary = redisServerBinary();
+  const binary = commandPath('redis-server');
   if (binary === null) {
     throw new Error('redis-server is not installed: apt-get install -y redis-server, or pass --redis-url');
   }
