@@ -61,6 +61,7 @@ import { startNodeReference } from './http/node-floor.ts';
 import { measureOverAdmission } from './http/over-admission.ts';
 import { estimatedSeconds, isLoadPart, parseParts } from './http/parts.ts';
 import { startPeer } from './http/peers.ts';
+import { busyShare, cpuTimes, processTreeCpuMicros } from './http/process-cpu.ts';
 import { mainThreadProfileIn, selfTimes } from './http/profile.ts';
 import { measureRedisOutage } from './http/redis-outage.ts';
 import { type BenchRedisServer, startBenchRedisServer } from './http/redis-server.ts';
@@ -193,6 +194,20 @@ const usesRedisUnderLoad = (server: ServerName): server is RedisRow =>
   (redisRows as readonly ServerName[]).includes(server);
 /** The bench's own Redis's CPU time per request in each round of the rows that use it. */
 const redisCpuPerRequest: Record<RedisRow, number[]> = { nerkhRedis: [], fastifyRedis: [] };
+
+/**
+ * What each full-list round of a server cost in CPU: the server's own time per request, and the
+ * share of its time the load generator's core was busy. A server's req/s are capped by the load
+ * generator as well as by the server: where wrk's core is busy throughout, a faster server could
+ * not show it, and its CPU time per request is the measure of its cost that wrk does not cap.
+ */
+interface RoundCpu {
+  serverMicrosPerRequest: number;
+  loadCoreBusy: number;
+}
+const fullListCpu = Object.fromEntries(
+  serverNames.map((server): [ServerName, RoundCpu[]] => [server, []]),
+) as Record<ServerName, RoundCpu[]>;
 
 async function stopServer(server: ServerName): Promise<void> {
   const running = servers[server];
@@ -540,8 +555,20 @@ try {
         if (round % 2 === 1) order.reverse();
         for (const server of order) {
           const redisCpuBefore = ownRedis?.cpuMicros() ?? 0;
+          const pid = servers[server]?.pid ?? 0;
+          const serverCpuBefore = processTreeCpuMicros(pid);
+          const loadCoreBefore = loadCpu === undefined ? null : cpuTimes(loadCpu);
           const result = await measure(server, scenario, etags, seconds);
+          const roundCpu: RoundCpu = {
+            serverMicrosPerRequest: (processTreeCpuMicros(pid) - serverCpuBefore) / result.requests,
+            loadCoreBusy:
+              loadCpu === undefined || loadCoreBefore === null
+                ? Number.NaN
+                : busyShare(loadCoreBefore, cpuTimes(loadCpu)),
+          };
           results.get(scenario.name)?.[server]?.push(result);
+          if (scenario === fullList) fullListCpu[server].push(roundCpu);
+          const cpu = `  CPU ${roundCpu.serverMicrosPerRequest.toFixed(1)} µs/req${Number.isNaN(roundCpu.loadCoreBusy) ? '' : `, wrk's core ${Math.round(100 * roundCpu.loadCoreBusy)} % busy`}`;
           let redisCpu = '';
           if (ownRedis !== null && usesRedisUnderLoad(server)) {
             const micros = (ownRedis.cpuMicros() - redisCpuBefore) / result.requests;
@@ -549,7 +576,7 @@ try {
             redisCpu = `  Redis CPU ${micros.toFixed(1)} µs/req`;
           }
           console.log(
-            `  round ${round + 1} ${scenario.name.padEnd(20)} ${server.padEnd(12)} ${integer(result.requestsPerSecond).padStart(7)} req/s  p50 ${result.p50Ms.toFixed(2)} ms  p99 ${result.p99Ms.toFixed(2)} ms  ${integer(result.bytesPerResponse)} B/resp${redisCpu}`,
+            `  round ${round + 1} ${scenario.name.padEnd(20)} ${server.padEnd(12)} ${integer(result.requestsPerSecond).padStart(7)} req/s  p50 ${result.p50Ms.toFixed(2)} ms  p99 ${result.p99Ms.toFixed(2)} ms  ${integer(result.bytesPerResponse)} B/resp${cpu}${redisCpu}`,
           );
         }
       }
@@ -769,6 +796,42 @@ try {
       firstOk <= targets.firstOkMs,
     );
     targetLines.push(`    [${startups.map(integer).join(', ')} ms]`);
+  }
+  const cpuServers = serverNames.filter((server) => fullListCpu[server].length > 0);
+  if (cpuServers.length > 0) {
+    const cpuOf = (server: ServerName) => fullListCpu[server];
+    const widths = [44, 11, 16, 18];
+    console.log('');
+    console.log(
+      `CPU per request, full list (median of ${rounds} rounds: the server's user and system time ÷ the requests it answered)`,
+    );
+    console.log(row(['server', 'CPU µs/req', "wrk's core busy", '÷ node:http by CPU'], widths));
+    for (const server of cpuServers) {
+      const byCpu =
+        cpuOf('floor').length === 0
+          ? ''
+          : median(
+              cpuOf(server).map(
+                (round, index) =>
+                  (cpuOf('floor')[index] as RoundCpu).serverMicrosPerRequest / round.serverMicrosPerRequest,
+              ),
+            ).toFixed(2);
+      const busy = median(cpuOf(server).map((round) => round.loadCoreBusy));
+      console.log(
+        row(
+          [
+            serverLabels[server],
+            median(cpuOf(server).map((round) => round.serverMicrosPerRequest)).toFixed(1),
+            Number.isNaN(busy) ? 'not pinned' : `${Math.round(100 * busy)} %`,
+            byCpu,
+          ],
+          widths,
+        ),
+      );
+    }
+    console.log(
+      "  (where wrk's core is busy nearly all the time, wrk set the pace, not the server: that server's req/s understate what it can serve, and its CPU per request is the truer figure of its cost; the targets stay the req/s ratios)",
+    );
   }
   if (targetLines.length > 0) {
     console.log('');

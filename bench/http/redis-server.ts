@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { commandPath } from './command-path.ts';
 import { spawnPinned, stopProcess } from './pinned.ts';
+import { processCpuMicros } from './process-cpu.ts';
 
 /** A Redis server the bench started for itself, and the CPU time it has used so far. */
 export interface BenchRedisServer {
@@ -12,17 +12,6 @@ export interface BenchRedisServer {
   /** User and system CPU time of the server process since it started, in microseconds (/proc/PID/stat). */
   cpuMicros(): number;
   stop(): Promise<void>;
-}
-
-/** Clock ticks per second of /proc's CPU times (getconf CLK_TCK; 100 on Linux). */
-const ticksPerSecond = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
-
-function cpuMicrosOf(pid: number): number {
-  // Fields after the command's closing parenthesis (the command may hold one too): utime and stime
-  // are the 12th and 13th of those (proc(5)).
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) / ticksPerSecond) * 1e6;
 }
 
 /**
@@ -67,7 +56,7 @@ export async function startBenchRedisServer(options: {
   return {
     url,
     version,
-    cpuMicros: () => cpuMicrosOf(pid),
+    cpuMicros: () => processCpuMicros(pid),
     stop: () => stopProcess(child, 'SIGTERM'),
   };
 }
