@@ -4,7 +4,11 @@ import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { redisConnection } from '../../src/limiter/redis/connection.ts';
 import { maxBatchDecisions } from '../../src/limiter/redis/decision-batch.ts';
-import { slidingLogScript } from '../../src/limiter/redis/sliding-log-script.ts';
+import {
+  expiredBeforeTrim,
+  headAdmissions,
+  slidingLogScript,
+} from '../../src/limiter/redis/sliding-log-script.ts';
 import { RedisRateLimiter } from '../../src/limiter/redis-limiter.ts';
 import { admissionsIn, deleteKeys, redisAvailable, testKeyPrefix, testRedisUrl } from '../support/redis.ts';
 import { describeRateLimiterContract } from './rate-limiter-contract.ts';
@@ -155,16 +159,64 @@ describe.skipIf(!available)('RedisRateLimiter against real Redis', () => {
     expect(await redis.exists(`${prefix}{other}`)).toBe(0);
   });
 
-  it('keeps the admissions of the last window, dropping older ones when it admits', async () => {
+  it('keeps a short key to the admissions of the last window, dropping older ones when it admits', async () => {
     const limiter = new RedisRateLimiter({ redis, windowMs: 8000, prefix, clock: 'caller' });
-    for (let now = 0; now < 40_000; now += 250) {
-      // Those in (now - 8 s, now]: 32 once the first window has passed, never the 160 admitted.
-      const inWindow = Math.min(32, now / 250 + 1);
+    for (let now = 0; now < 40_000; now += 500) {
+      // Those in (now - 8 s, now]: 16 once the first window has passed, never the 80 admitted.
+      const inWindow = Math.min(16, now / 500 + 1);
       expect(await limiter.take('k', 1000, now)).toMatchObject({ allowed: true, remaining: 1000 - inWindow });
       expect(await admissionsIn(redis, `${prefix}{k}`)).toEqual(
-        Array.from({ length: inWindow }, (_, i) => (now - (inWindow - 1 - i) * 250) * 1000),
+        Array.from({ length: inWindow }, (_, i) => (now - (inWindow - 1 - i) * 500) * 1000),
       );
     }
+  });
+
+  it(`appends to a key of more than ${headAdmissions} admissions, dropping expired ones ${expiredBeforeTrim} at a time`, async () => {
+    const limiter = new RedisRateLimiter({ redis, windowMs: 8000, prefix, clock: 'caller' });
+    let longest = 0;
+    for (let now = 0; now < 40_000; now += 100) {
+      // 80 in (now - 8 s, now] once the first window has passed; 400 admitted in all.
+      const inWindow = Math.min(80, now / 100 + 1);
+      // The next slot frees when the oldest admission in the window leaves it.
+      const oldest = now - (inWindow - 1) * 100;
+      expect(await limiter.take('k', 1000, now)).toMatchObject({
+        allowed: true,
+        remaining: 1000 - inWindow,
+        resetSeconds: Math.max(1, Math.ceil((oldest + 8000 - now) / 1000)),
+      });
+      const stored = await admissionsIn(redis, `${prefix}{k}`);
+      const expired = stored.length - inWindow;
+      // Every admission in the window, in order, after fewer expired ones than a trim waits for.
+      expect(stored.slice(expired)).toEqual(
+        Array.from({ length: inWindow }, (_, i) => (now - (inWindow - 1 - i) * 100) * 1000),
+      );
+      expect(expired).toBeGreaterThanOrEqual(0);
+      expect(expired).toBeLessThan(expiredBeforeTrim);
+      longest = Math.max(longest, stored.length);
+    }
+    expect(longest).toBe(80 + expiredBeforeTrim - 1);
+    // An admission that appends (none leaves the window at the same time) renews the key's expiry
+    // too: 300 ms of real time later, the key lives a whole window again.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await limiter.take('k', 1000, 39_900);
+    expect(await redis.pttl(`${prefix}{k}`)).toBeGreaterThan(7800);
+  });
+
+  it(`decides exactly on a long key that idled until more than its first ${headAdmissions} admissions left the window`, async () => {
+    const limiter = new RedisRateLimiter({ redis, windowMs: 10_000, prefix, clock: 'caller' });
+    // 100 admissions 50 ms apart: 0 … 4950 ms.
+    for (let now = 0; now < 5000; now += 50) await limiter.take('k', 1000, now);
+    // At 14,000 ms the window starts after 4000 ms: the 81 admissions up to 4000 ms have left it.
+    expect(await limiter.take('k', 1000, 14_000)).toMatchObject({
+      allowed: true,
+      remaining: 1000 - 20,
+      // The oldest in the window, 4050 ms, leaves it at 14,050 ms.
+      resetSeconds: 1,
+    });
+    expect(await admissionsIn(redis, `${prefix}{k}`)).toEqual([
+      ...Array.from({ length: 19 }, (_, i) => (4050 + i * 50) * 1000),
+      14_000_000,
+    ]);
   });
 
   it('a refusal or a peek writes nothing: what only a clock stepping back would count stays', async () => {
@@ -183,23 +235,33 @@ describe.skipIf(!available)('RedisRateLimiter against real Redis', () => {
     expect(await admissionsIn(redis, `${prefix}{k}`)).toEqual([30_000_000, 80_000_000]);
   });
 
-  it('property: decides by the rule on keys whose clock steps back, with peeks and changed limits', async () => {
+  /**
+   * Steps of one or two keys, each a gap of caller time, a take or a peek, and a limit: mostly
+   * forward, now and then back, now and then most of a window, and now and then past a whole one. Decided by the limiter and
+   * by a reference model of the rule, which must agree on every field of every decision.
+   */
+  async function decidesByTheRule(options: {
+    limits: { min: number; max: number };
+    forwardMs: number;
+    steps: { minLength: number; maxLength: number };
+    numRuns: number;
+  }): Promise<void> {
     let run = 0;
     await fc.assert(
       fc.asyncProperty(
         fc.array(
           fc.record({
-            // Mostly forward, now and then back, and now and then past a whole window.
             gap: fc.oneof(
-              { weight: 6, arbitrary: fc.integer({ min: 0, max: 2500 }) },
-              { weight: 2, arbitrary: fc.integer({ min: -12_000, max: 0 }) },
-              { weight: 1, arbitrary: fc.integer({ min: 10_000, max: 25_000 }) },
+              { weight: 12, arbitrary: fc.integer({ min: 0, max: options.forwardMs }) },
+              { weight: 4, arbitrary: fc.integer({ min: -12_000, max: 0 }) },
+              { weight: 1, arbitrary: fc.integer({ min: 2000, max: 9000 }) },
+              { weight: 2, arbitrary: fc.integer({ min: 10_000, max: 25_000 }) },
             ),
             key: fc.constantFrom('a', 'b'),
-            limit: fc.integer({ min: 1, max: 6 }),
+            limit: fc.integer(options.limits),
             peek: fc.boolean(),
           }),
-          { minLength: 1, maxLength: 150 },
+          { ...options.steps, size: 'max' },
         ),
         async (steps) => {
           const windowMs = 10_000;
@@ -235,8 +297,28 @@ describe.skipIf(!available)('RedisRateLimiter against real Redis', () => {
           }
         },
       ),
-      { numRuns: 150 },
+      { numRuns: options.numRuns },
     );
+  }
+
+  it('property: decides by the rule on keys whose clock steps back, with peeks and changed limits', async () => {
+    await decidesByTheRule({
+      limits: { min: 1, max: 6 },
+      forwardMs: 2500,
+      steps: { minLength: 1, maxLength: 150 },
+      numRuns: 150,
+    });
+  });
+
+  it(`property: decides by the same rule on keys longer than ${headAdmissions} admissions`, async () => {
+    // Limits around the head's length and a window holding up to ~125 admissions of one key, so
+    // keys cross from short to long and back, trim, idle past their head, and meet lowered limits.
+    await decidesByTheRule({
+      limits: { min: headAdmissions - 8, max: 3 * headAdmissions },
+      forwardMs: 40,
+      steps: { minLength: 300, maxLength: 600 },
+      numRuns: 40,
+    });
   });
 
   it('three instances on their own connections together admit exactly the limit', async () => {

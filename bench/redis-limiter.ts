@@ -1,0 +1,96 @@
+/**
+ * What a limit decision costs Redis, by how many admissions the key holds in its window: the
+ * script of src/limiter/redis/sliding-log-script.ts, run through RedisRateLimiter as the API runs
+ * it (the decisions of one turn in one script call), against a redis-server the bench starts for
+ * itself (on CPU 1 when the machine has two, the bench on the other). Each key first holds the
+ * given number of admissions spread over its window; the decisions then visit the keys in turn on
+ * the caller's clock, advanced so that each decision of a key finds one of its admissions expired
+ * and adds one, as a key used at a steady rate does. Redis's CPU time (/proc) ÷ decisions.
+ * Run: npm run bench:redis-limiter [-- --seconds 4]
+ */
+
+import { availableParallelism } from 'node:os';
+import { parseArgs } from 'node:util';
+import { Redis } from 'ioredis';
+import { RedisRateLimiter } from '../src/limiter/redis-limiter.ts';
+import { freePort } from './http/free-port.ts';
+import { processCpuMicros } from './http/process-cpu.ts';
+import { startBenchRedisServer } from './http/redis-server.ts';
+
+const { values: flags } = parseArgs({
+  options: { seconds: { type: 'string', default: '4' }, help: { type: 'boolean', default: false } },
+});
+if (flags.help) {
+  console.log('Usage: npm run bench:redis-limiter [-- --seconds N]  (N seconds of decisions per key length)');
+  process.exit(0);
+}
+const seconds = Number(flags.seconds);
+if (!(seconds > 0)) throw new Error('--seconds must be a positive number');
+
+/** Admissions per key in its window: a limit of 60 a minute holds at most 60; the HTTP bench's keys ~300. */
+const keyLengths = [10, 60, 300, 1000, 3000];
+const keys = 1000;
+const windowMs = 60_000;
+/** Decisions asked for at once: one script call, as the API sends the decisions of one turn. */
+const decisionsPerTurn = 25;
+const limit = 1_000_000;
+
+const redisServer = await startBenchRedisServer({
+  port: await freePort(),
+  ...(availableParallelism() >= 2 ? { cpu: 1 } : {}),
+});
+const redis = new Redis(redisServer.url);
+const redisPid = Number(/process_id:(\d+)/.exec(await redis.info('server'))?.[1]);
+console.log(
+  `redis-server ${redisServer.version} (pid ${redisPid}); ${keys} keys, window ${windowMs / 1000} s, ${decisionsPerTurn} decisions per script call, ${seconds} s per row`,
+);
+console.log('admissions in window   decisions/s   Redis CPU per decision   key length after');
+try {
+  for (const length of keyLengths) {
+    const prefix = `nerkh-bench-limiter:${length}:`;
+    // The caller's clock moves on by this much per decision: each key comes round again after one
+    // of its admissions has left the window.
+    const stepMs = windowMs / (length * keys);
+    const startMs = 1_000_000_000;
+    for (let first = 0; first < keys; first += 100) {
+      const pipeline = redis.pipeline();
+      for (let key = first; key < first + 100; key++) {
+        // Admission i of the key at (i + 1) window ÷ length before the key's first decision.
+        const admissions = Buffer.alloc(length * 8);
+        const firstDecisionMs = startMs + key * stepMs;
+        for (let i = 0; i < length; i++) {
+          const atMs = firstDecisionMs - windowMs + ((i + 1) * windowMs) / length - stepMs;
+          admissions.writeDoubleBE(Math.floor(atMs * 1000), i * 8);
+        }
+        pipeline.set(`${prefix}{${key}}`, admissions, 'PX', windowMs);
+      }
+      await pipeline.exec();
+    }
+    const limiter = new RedisRateLimiter({ redis, windowMs, prefix, clock: 'caller' });
+    let decisions = 0;
+    let refused = 0;
+    const cpuBefore = processCpuMicros(redisPid);
+    const began = performance.now();
+    while (performance.now() - began < seconds * 1000) {
+      const turn = [];
+      for (let i = 0; i < decisionsPerTurn; i++, decisions++) {
+        turn.push(limiter.take(String(decisions % keys), limit, startMs + decisions * stepMs));
+      }
+      for (const decision of await Promise.all(turn)) if (!decision.allowed) refused++;
+    }
+    const elapsedSeconds = (performance.now() - began) / 1000;
+    const cpuMicros = processCpuMicros(redisPid) - cpuBefore;
+    if (refused > 0) throw new Error(`${refused} decisions refused under a limit of ${limit}`);
+    const after = (await redis.strlen(`${prefix}{0}`)) / 8;
+    console.log(
+      `${String(length).padStart(20)}   ${Math.round(decisions / elapsedSeconds)
+        .toLocaleString('en')
+        .padStart(
+          11,
+        )}   ${`${(cpuMicros / decisions).toFixed(1)} µs`.padStart(22)}   ${String(after).padStart(16)}`,
+    );
+  }
+} finally {
+  redis.disconnect();
+  await redisServer.stop();
+}
