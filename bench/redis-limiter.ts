@@ -2,8 +2,8 @@
  * What a limit decision costs Redis, by how many admissions the key holds in its window: the
  * script of src/limiter/redis/sliding-log-script.ts, run through RedisRateLimiter as the API runs
  * it (the decisions of one turn in one script call), against a redis-server the bench starts for
- * itself (on CPU 1 when the machine has two, the bench on the other). Each key first holds the
- * given number of admissions spread over its window; the decisions then visit the keys in turn on
+ * itself (on CPU 1 when the machine has two). Each key first holds the given number of admissions
+ * spread over its window, written in the script's format; the decisions then visit the keys in turn on
  * the caller's clock, advanced so that each decision of a key finds one of its admissions expired
  * and adds one, as a key used at a steady rate does. Redis's CPU time (/proc) ÷ decisions.
  * Run: npm run bench:redis-limiter [-- --seconds 4]
@@ -14,20 +14,34 @@ import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { RedisRateLimiter } from '../src/limiter/redis-limiter.ts';
 import { freePort } from './http/free-port.ts';
-import { processCpuMicros } from './http/process-cpu.ts';
 import { startBenchRedisServer } from './http/redis-server.ts';
 
-const { values: flags } = parseArgs({
-  options: { seconds: { type: 'string', default: '4' }, help: { type: 'boolean', default: false } },
-});
+const usage =
+  'Usage: npm run bench:redis-limiter [-- --seconds N]  (N seconds of decisions per key length; 4)';
+
+/** Says what is wrong with the command line, and how to run the bench, without a stack trace. */
+function refuse(message: string): never {
+  console.error(`bench:redis-limiter: ${message}`);
+  console.error(usage);
+  process.exit(2);
+}
+
+let flags: { seconds: string; help: boolean };
+try {
+  flags = parseArgs({
+    options: { seconds: { type: 'string', default: '4' }, help: { type: 'boolean', default: false } },
+  }).values as typeof flags;
+} catch (error) {
+  refuse((error as Error).message);
+}
 if (flags.help) {
-  console.log('Usage: npm run bench:redis-limiter [-- --seconds N]  (N seconds of decisions per key length)');
+  console.log(usage);
   process.exit(0);
 }
 const seconds = Number(flags.seconds);
-if (!(seconds > 0)) throw new Error('--seconds must be a positive number');
+if (!(seconds > 0)) refuse(`--seconds must be a positive number, not "${flags.seconds}"`);
 
-/** Admissions per key in its window: a limit of 60 a minute holds at most 60; the HTTP bench's keys ~300. */
+/** Admissions per key in its window: at most 60 under the default limit; about 20 for a key of `npm run bench`. */
 const keyLengths = [10, 60, 300, 1000, 3000];
 const keys = 1000;
 const windowMs = 60_000;
@@ -40,9 +54,8 @@ const redisServer = await startBenchRedisServer({
   ...(availableParallelism() >= 2 ? { cpu: 1 } : {}),
 });
 const redis = new Redis(redisServer.url);
-const redisPid = Number(/process_id:(\d+)/.exec(await redis.info('server'))?.[1]);
 console.log(
-  `redis-server ${redisServer.version} (pid ${redisPid}); ${keys} keys, window ${windowMs / 1000} s, ${decisionsPerTurn} decisions per script call, ${seconds} s per row`,
+  `redis-server ${redisServer.version}; ${keys} keys, window ${windowMs / 1000} s, ${decisionsPerTurn} decisions per script call, ${seconds} s per row`,
 );
 console.log('admissions in window   decisions/s   Redis CPU per decision   key length after');
 try {
@@ -69,7 +82,7 @@ try {
     const limiter = new RedisRateLimiter({ redis, windowMs, prefix, clock: 'caller' });
     let decisions = 0;
     let refused = 0;
-    const cpuBefore = processCpuMicros(redisPid);
+    const cpuBefore = redisServer.cpuMicros();
     const began = performance.now();
     while (performance.now() - began < seconds * 1000) {
       const turn = [];
@@ -79,15 +92,13 @@ try {
       for (const decision of await Promise.all(turn)) if (!decision.allowed) refused++;
     }
     const elapsedSeconds = (performance.now() - began) / 1000;
-    const cpuMicros = processCpuMicros(redisPid) - cpuBefore;
+    const cpuMicros = redisServer.cpuMicros() - cpuBefore;
     if (refused > 0) throw new Error(`${refused} decisions refused under a limit of ${limit}`);
     const after = (await redis.strlen(`${prefix}{0}`)) / 8;
+    const rate = Math.round(decisions / elapsedSeconds).toLocaleString('en');
+    const perDecision = `${(cpuMicros / decisions).toFixed(1)} µs`;
     console.log(
-      `${String(length).padStart(20)}   ${Math.round(decisions / elapsedSeconds)
-        .toLocaleString('en')
-        .padStart(
-          11,
-        )}   ${`${(cpuMicros / decisions).toFixed(1)} µs`.padStart(22)}   ${String(after).padStart(16)}`,
+      `${String(length).padStart(20)}   ${rate.padStart(11)}   ${perDecision.padStart(22)}   ${String(after).padStart(16)}`,
     );
   }
 } finally {
