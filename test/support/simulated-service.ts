@@ -11,8 +11,8 @@ import { waitFor } from './wait.ts';
 
 /**
  * The whole service (role `all`, SQLite in a temporary directory, a metrics listener on a free
- * port) against the exchange simulator quoting `symbols`, its first snapshot committed; everything
- * is stopped and deleted when the test ends.
+ * port) against the exchange simulator quoting `symbols`, serving a snapshot that holds every one
+ * of them; everything is stopped and deleted when the test ends.
  */
 export async function startSimulatedService(options: {
   symbols: readonly string[];
@@ -39,10 +39,26 @@ export async function startSimulatedService(options: {
     tuning: { firstCommitGraceMs: 300, pollMs: 200, minPollMs: 200 },
   });
   onTestFinished(() => service.stop());
-  await waitFor(
-    async () => (await fetch(`${service.url}/v1/health`)).status === 200,
+  // The first commit waits a moment for every coin, then goes with what it has: on a loaded
+  // machine that can be before a coin's first price. Tests ask for the coins they quote, so the
+  // service is ready once a snapshot holds every one of them and the API serves it.
+  const complete = await waitFor(
+    async () => {
+      const snapshot = await service.store.snapshots.latestSnapshot();
+      const held = new Set(snapshot?.rates.map((rate) => rate.symbol));
+      return options.symbols.every((symbol) => held.has(symbol)) ? snapshot : null;
+    },
     10_000,
-    'a first snapshot',
+    `a snapshot of ${options.symbols.join(', ')}`,
+  );
+  await waitFor(
+    async () => {
+      const health = await fetch(`${service.url}/v1/health`);
+      const body = (await health.json()) as { updated_at?: string | null };
+      return health.status === 200 && (body.updated_at ?? '') >= complete.updated_at;
+    },
+    10_000,
+    'the API serving that snapshot',
   );
   return service;
 }
