@@ -159,14 +159,14 @@ describe.skipIf(!available)('RedisRateLimiter against real Redis', () => {
     expect(await redis.exists(`${prefix}{other}`)).toBe(0);
   });
 
-  it('keeps a short key to the admissions of the last window, dropping older ones when it admits', async () => {
+  it('keeps the admissions of the last window, dropping older ones when it admits', async () => {
     const limiter = new RedisRateLimiter({ redis, windowMs: 8000, prefix, clock: 'caller' });
-    for (let now = 0; now < 40_000; now += 500) {
-      // Those in (now - 8 s, now]: 16 once the first window has passed, never the 80 admitted.
-      const inWindow = Math.min(16, now / 500 + 1);
+    for (let now = 0; now < 40_000; now += 250) {
+      // Those in (now - 8 s, now]: 32 once the first window has passed, never the 160 admitted.
+      const inWindow = Math.min(32, now / 250 + 1);
       expect(await limiter.take('k', 1000, now)).toMatchObject({ allowed: true, remaining: 1000 - inWindow });
       expect(await admissionsIn(redis, `${prefix}{k}`)).toEqual(
-        Array.from({ length: inWindow }, (_, i) => (now - (inWindow - 1 - i) * 500) * 1000),
+        Array.from({ length: inWindow }, (_, i) => (now - (inWindow - 1 - i) * 250) * 1000),
       );
     }
   });
