@@ -25,17 +25,7 @@
  * redis-server on the load generator's CPU, as on a machine of its own in a deployment, and its CPU
  * time per request is reported beside each row that uses it; with --redis-url, that Redis, unpinned.
  *
- * Run: npm run bench [-- --rounds 3 --seconds 8 --connections 50 --only base,redis,peers,burst,outage
- *                        --redis-url URL --profile --keep]
- *   --only       runs only the parts named (bench/http/parts.ts); all by default
- *   --redis-url  a Redis for the Redis rows, the burst and the outage, instead of the bench's own
- *                redis-server; the bench deletes the keys it wrote there, and only those. Use a
- *                database apart from other programs' keys (e.g. redis://127.0.0.1:6379/15: an
- *                invalid-key throttle another nerkh wrote for 127.0.0.1 would turn the bench's
- *                requests into 429s)
- *   --profile    runs nerkh (in memory, and with Redis when that part runs) under `node --cpu-prof`
- *                and prints the top self-time functions of each (figures measured under the profiler
- *                are lower; compare profiles, not req/s).
+ * Run: npm run bench [-- OPTIONS]; `npm run bench -- --help` lists the options.
  */
 
 import { spawnSync } from 'node:child_process';
@@ -49,6 +39,7 @@ import type { Redis } from 'ioredis';
 import { buildIsCurrent } from '../bin/build-is-current.js';
 import { type Config, loadConfig } from '../src/config.ts';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.ts';
+import { BenchCommandLine, stopBench } from './command-line.ts';
 import { deleteBenchKeys, openBenchRedis } from './http/bench-redis.ts';
 import { commandPath } from './http/command-path.ts';
 import { type BenchKey, commitBenchSnapshot, issueBenchKeys } from './http/fixture.ts';
@@ -59,7 +50,7 @@ import { limiterEvents } from './http/nerkh-log.ts';
 import { nginxBinary, type StaticServer, startNginx } from './http/nginx.ts';
 import { startNodeReference } from './http/node-floor.ts';
 import { measureOverAdmission } from './http/over-admission.ts';
-import { estimatedSeconds, isLoadPart, parseParts } from './http/parts.ts';
+import { benchParts, estimatedSeconds, isLoadPart, parseParts } from './http/parts.ts';
 import { startPeer } from './http/peers.ts';
 import { busyShare, cpuTimes, processTreeCpuMicros } from './http/process-cpu.ts';
 import { mainThreadProfileIn, selfTimes } from './http/profile.ts';
@@ -67,23 +58,50 @@ import { measureRedisOutage } from './http/redis-outage.ts';
 import { type BenchRedisServer, startBenchRedisServer } from './http/redis-server.ts';
 import { type LoadResult, runWrk } from './http/wrk.ts';
 
-const { values: flags } = parseArgs({
-  options: {
-    rounds: { type: 'string', default: '3' },
-    seconds: { type: 'string', default: '8' },
-    connections: { type: 'string', default: '50' },
-    only: { type: 'string' },
-    'redis-url': { type: 'string' },
-    profile: { type: 'boolean', default: false },
-    keep: { type: 'boolean', default: false },
-  },
-});
-const rounds = Number(flags.rounds);
-const seconds = Number(flags.seconds);
-const connections = Number(flags.connections);
-if (!(rounds >= 1 && seconds >= 1 && connections >= 1))
-  throw new Error('--rounds, --seconds, --connections ≥ 1');
-const parts = parseParts(flags.only);
+const commandLine = new BenchCommandLine(
+  'bench',
+  `Usage: npm run bench [-- OPTIONS]
+  --rounds N       rounds of every load run (3)
+  --seconds N      seconds of each load run (8)
+  --connections N  wrk's connections (50)
+  --only PARTS     only these parts, comma-separated: ${benchParts.join(', ')} (all; see bench/http/parts.ts)
+  --redis-url URL  a Redis for the Redis rows, the burst and the outage, instead of the bench's own
+                   redis-server; the bench deletes the keys it wrote there, and only those. Use a
+                   database apart from other programs' keys (e.g. redis://127.0.0.1:6379/15): an
+                   invalid-key throttle another nerkh wrote for 127.0.0.1 would turn the bench's
+                   requests into 429s
+  --profile        run nerkh (in memory, and with Redis when that part runs) under node --cpu-prof
+                   and print the top self-time functions of each (req/s measured under the profiler
+                   are lower: compare profiles, not req/s)
+  --keep           keep the work directory (data, keys, logs, wrk scripts) and print its path
+  --help           this text`,
+);
+const flags = commandLine.parse(
+  () =>
+    parseArgs({
+      options: {
+        rounds: { type: 'string', default: '3' },
+        seconds: { type: 'string', default: '8' },
+        connections: { type: 'string', default: '50' },
+        only: { type: 'string' },
+        'redis-url': { type: 'string' },
+        profile: { type: 'boolean', default: false },
+        keep: { type: 'boolean', default: false },
+        help: { type: 'boolean' },
+      },
+    }).values,
+);
+/** A whole number ≥ 1 from an option's value, or the command line is refused. */
+function countOption(name: string, value: string): number {
+  const count = Number(value);
+  if (!Number.isInteger(count) || count < 1)
+    commandLine.refuse(`--${name} must be a whole number ≥ 1, not "${value}"`);
+  return count;
+}
+const rounds = countOption('rounds', flags.rounds);
+const seconds = countOption('seconds', flags.seconds);
+const connections = countOption('connections', flags.connections);
+const parts = commandLine.read(() => parseParts(flags.only));
 /** The Redis the Redis parts use: --redis-url, or the bench's own server once it runs. */
 let redisUrl = flags['redis-url'] ?? '';
 const usesRedis = parts.has('redis') || parts.has('peers') || parts.has('burst') || parts.has('outage');
@@ -123,11 +141,14 @@ function toolVersion(command: string, args: string[]): string {
 
 for (const tool of ['wrk', 'taskset']) {
   if (commandPath(tool) === null) {
-    throw new Error(`${tool} is not installed: apt-get install -y ${tool === 'wrk' ? 'wrk' : 'util-linux'}`);
+    stopBench(
+      'bench',
+      `${tool} is not installed: apt-get install -y ${tool === 'wrk' ? 'wrk' : 'util-linux'}`,
+    );
   }
 }
 if (parts.has('base') && nginxBinary() === null)
-  throw new Error('nginx is not installed: apt-get install -y nginx');
+  stopBench('bench', 'nginx is not installed: apt-get install -y nginx');
 
 const pinned = availableParallelism() >= 2;
 const serverCpu = pinned ? 0 : undefined;

@@ -13,33 +13,20 @@ import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { RedisRateLimiter } from '../src/limiter/redis-limiter.ts';
+import { BenchCommandLine } from './command-line.ts';
 import { freePort } from './http/free-port.ts';
 import { startBenchRedisServer } from './http/redis-server.ts';
 
-const usage =
-  'Usage: npm run bench:redis-limiter [-- --seconds N]  (N seconds of decisions per key length; 4)';
-
-/** Says what is wrong with the command line, and how to run the bench, without a stack trace. */
-function refuse(message: string): never {
-  console.error(`bench:redis-limiter: ${message}`);
-  console.error(usage);
-  process.exit(2);
-}
-
-let flags: { seconds: string; help: boolean };
-try {
-  flags = parseArgs({
-    options: { seconds: { type: 'string', default: '4' }, help: { type: 'boolean', default: false } },
-  }).values as typeof flags;
-} catch (error) {
-  refuse((error as Error).message);
-}
-if (flags.help) {
-  console.log(usage);
-  process.exit(0);
-}
+const commandLine = new BenchCommandLine(
+  'bench:redis-limiter',
+  'Usage: npm run bench:redis-limiter [-- --seconds N]  (N seconds of decisions per key length; 4)',
+);
+const flags = commandLine.parse(
+  () =>
+    parseArgs({ options: { seconds: { type: 'string', default: '4' }, help: { type: 'boolean' } } }).values,
+);
 const seconds = Number(flags.seconds);
-if (!(seconds > 0)) refuse(`--seconds must be a positive number, not "${flags.seconds}"`);
+if (!(seconds > 0)) commandLine.refuse(`--seconds must be a positive number, not "${flags.seconds}"`);
 
 /** Admissions per key in its window: at most 60 under the default limit; about 20 for a key of `npm run bench`. */
 const keyLengths = [10, 60, 300, 1000, 3000];
