@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { CommandLine } from '../scripts/command-line.ts';
 import { Collector, type CollectorOptions } from '../src/collector/collector.ts';
 import { loadConfig } from '../src/config.ts';
 import { type Catalog, parseCatalog } from '../src/domain/catalog.ts';
@@ -18,9 +19,8 @@ import { builtInSources } from '../src/sources/default-sources.ts';
 import { MemorySnapshotStore } from '../src/store/memory/snapshot-store.ts';
 import { openSqlite } from '../src/store/sqlite/database.ts';
 import { SqliteSnapshotStore } from '../src/store/sqlite/snapshot-store.ts';
-import { BenchCommandLine } from './command-line.ts';
 
-new BenchCommandLine(
+new CommandLine(
   'bench:collector',
   'Usage: npm run bench:collector  (quote ticks per second over 200 pairs, and the time to build a snapshot of 5,000 coins; no options)',
 ).parse(() => parseArgs({ options: { help: { type: 'boolean' } } }).values);

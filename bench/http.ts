@@ -37,9 +37,9 @@ import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import type { Redis } from 'ioredis';
 import { buildIsCurrent } from '../bin/build-is-current.js';
+import { CommandLine, stopScript } from '../scripts/command-line.ts';
 import { type Config, loadConfig } from '../src/config.ts';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.ts';
-import { BenchCommandLine, stopBench } from './command-line.ts';
 import { deleteBenchKeys, openBenchRedis } from './http/bench-redis.ts';
 import { commandPath } from './http/command-path.ts';
 import { type BenchKey, commitBenchSnapshot, issueBenchKeys } from './http/fixture.ts';
@@ -58,7 +58,7 @@ import { measureRedisOutage } from './http/redis-outage.ts';
 import { type BenchRedisServer, startBenchRedisServer } from './http/redis-server.ts';
 import { type LoadResult, runWrk } from './http/wrk.ts';
 
-const commandLine = new BenchCommandLine(
+const commandLine = new CommandLine(
   'bench',
   `Usage: npm run bench [-- OPTIONS]
   --rounds N       rounds of every load run (3)
@@ -141,14 +141,14 @@ function toolVersion(command: string, args: string[]): string {
 
 for (const tool of ['wrk', 'taskset']) {
   if (commandPath(tool) === null) {
-    stopBench(
+    stopScript(
       'bench',
       `${tool} is not installed: apt-get install -y ${tool === 'wrk' ? 'wrk' : 'util-linux'}`,
     );
   }
 }
 if (parts.has('base') && nginxBinary() === null)
-  stopBench('bench', 'nginx is not installed: apt-get install -y nginx');
+  stopScript('bench', 'nginx is not installed: apt-get install -y nginx');
 
 const pinned = availableParallelism() >= 2;
 const serverCpu = pinned ? 0 : undefined;

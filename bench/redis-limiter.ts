@@ -12,12 +12,12 @@
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
+import { CommandLine } from '../scripts/command-line.ts';
 import { RedisRateLimiter } from '../src/limiter/redis-limiter.ts';
-import { BenchCommandLine } from './command-line.ts';
 import { freePort } from './http/free-port.ts';
 import { startBenchRedisServer } from './http/redis-server.ts';
 
-const commandLine = new BenchCommandLine(
+const commandLine = new CommandLine(
   'bench:redis-limiter',
   'Usage: npm run bench:redis-limiter [-- --seconds N]  (N seconds of decisions per key length; 4)',
 );

@@ -1,7 +1,9 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import openapiTS, { astToString, COMMENT_HEADER } from 'openapi-typescript';
 import { buildTestApp } from '../test/http/fixtures.ts';
+import { CommandLine } from './command-line.ts';
 
 /**
  * The client packages' contract: the service's own `/v1/openapi.json` (built by @fastify/swagger
@@ -37,6 +39,10 @@ export async function buildContractFiles(): Promise<ContractFiles> {
 }
 
 if (process.argv[1] === import.meta.filename) {
+  new CommandLine(
+    'contract',
+    "Usage: npm run contract  (rewrites packages/client/src/generated/ from the app's /v1/openapi.json; no options)",
+  ).parse(() => parseArgs({ options: { help: { type: 'boolean' } } }).values);
   const files = await buildContractFiles();
   for (const [name, text] of Object.entries(files)) {
     await writeFile(join(contractDir, name), text);

@@ -6,46 +6,49 @@ import { describe, expect, it } from 'vitest';
 const projectRoot = join(import.meta.dirname, '..', '..');
 const run = promisify(execFile);
 
-/** Runs a bench script as `npm run bench…` does (tsx), with `args`; never starts a load run here. */
-async function bench(
-  script: string,
-  args: string[],
-): Promise<{ code: number; stdout: string; stderr: string }> {
+interface Ran {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a script as its npm script does (tsx), with `args`; never with arguments that would start its work. */
+async function script(path: string, args: string[]): Promise<Ran> {
   try {
-    const { stdout, stderr } = await run(
-      process.execPath,
-      ['--import', 'tsx', join('bench', script), ...args],
-      {
-        cwd: projectRoot,
-        timeout: 30_000,
-      },
-    );
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', path, ...args], {
+      cwd: projectRoot,
+      timeout: 30_000,
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
+    const failed = error as Ran;
     return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
   }
 }
 
-describe('the benches read their command line as commands do', () => {
+const stackLine = /\n\s+at /;
+
+describe('the repository scripts read their command line as commands do', () => {
   it.each([
-    ['http.ts', 'npm run bench'],
-    ['collector.ts', 'npm run bench:collector'],
-    ['redis-limiter.ts', 'npm run bench:redis-limiter'],
+    ['bench/http.ts', 'npm run bench'],
+    ['bench/collector.ts', 'npm run bench:collector'],
+    ['bench/redis-limiter.ts', 'npm run bench:redis-limiter'],
+    ['scripts/client-contract.ts', 'npm run contract'],
   ])(
-    '%s: --help prints the usage and runs nothing; an unknown option is refused with the usage',
-    async (script, usage) => {
-      const help = await bench(script, ['--help']);
+    '%s: --help prints the usage and does nothing else; an unknown option is refused with the usage',
+    async (path, usage) => {
+      const help = await script(path, ['--help']);
       expect(help.code).toBe(0);
       expect(help.stdout).toContain(`Usage: ${usage}`);
+      expect(help.stdout).not.toMatch(/^wrote /m);
       expect(help.stderr).toBe('');
 
-      const unknown = await bench(script, ['--no-such-option']);
+      const unknown = await script(path, ['--no-such-option']);
       expect(unknown.code).toBe(2);
       expect(unknown.stdout).toBe('');
       expect(unknown.stderr).toContain("Unknown option '--no-such-option'");
       expect(unknown.stderr).toContain(`Usage: ${usage}`);
-      expect(unknown.stderr).not.toMatch(/\n\s+at /);
+      expect(unknown.stderr).not.toMatch(stackLine);
     },
   );
 
@@ -57,14 +60,14 @@ describe('the benches read their command line as commands do', () => {
       '--only: unknown part "nginx"; the parts are base, redis, peers, burst, outage',
     ],
   ])('npm run bench %j is refused before anything starts: %s', async (args, message) => {
-    const refused = await bench('http.ts', args);
+    const refused = await script('bench/http.ts', args);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(`bench: ${message}`);
-    expect(refused.stderr).not.toMatch(/\n\s+at /);
+    expect(refused.stderr).not.toMatch(stackLine);
   });
 
   it('npm run bench:redis-limiter refuses a duration that is not a positive number', async () => {
-    const refused = await bench('redis-limiter.ts', ['--seconds=-1']);
+    const refused = await script('bench/redis-limiter.ts', ['--seconds=-1']);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('bench:redis-limiter: --seconds must be a positive number, not "-1"');
   });

@@ -1,9 +1,10 @@
 /**
- * A bench's command line, read the way a user expects of any command: `--help` prints `usage` and
- * exits 0; an unknown option, a missing value or a value the bench refuses (`refuse`) prints what
- * is wrong and the usage and exits 2, never a stack trace.
+ * The command line of a repository script (`npm run bench`, `contract`, …; the drills have their
+ * own, drills/support/drill-cli.ts), read the way a user expects of any command: `--help` prints
+ * `usage` and exits 0; an unknown option, a missing value or a value the script refuses (`refuse`)
+ * prints what is wrong and the usage and exits 2, never a stack trace.
  */
-export class BenchCommandLine {
+export class CommandLine {
   readonly #command: string;
   readonly #usage: string;
 
@@ -34,7 +35,7 @@ export class BenchCommandLine {
     }
   }
 
-  /** Says what is wrong with the command line, and how to run the bench. */
+  /** Says what is wrong with the command line, and how to run the script. */
   refuse(message: string): never {
     console.error(`${this.#command}: ${message}`);
     console.error(this.#usage);
@@ -42,11 +43,8 @@ export class BenchCommandLine {
   }
 }
 
-/**
- * Stops a bench that cannot run on this machine (a missing tool) or whose run went wrong, with
- * the reason alone: the stack of a bench script tells its user nothing.
- */
-export function stopBench(command: string, message: string): never {
+/** Stops a script that cannot run on this machine (a missing tool) with the reason alone, not a stack. */
+export function stopScript(command: string, message: string): never {
   console.error(`${command}: ${message}`);
   process.exit(1);
 }
