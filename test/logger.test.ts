@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { createLogger, FixedShapeLines, jsonNumber, jsonString } from '../src/logger.ts';
 
 const loggerModule = fileURLToPath(new URL('../src/logger.ts', import.meta.url));
@@ -52,6 +52,34 @@ describe('logger', () => {
       expect(Date.parse(time)).toBeGreaterThanOrEqual(before);
       expect(Date.parse(time)).toBeLessThanOrEqual(after);
     }
+  });
+
+  it('property: the time of a line is exactly toISOString of its moment, whatever moments came before', () => {
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const { lines, capture } = capturedLines();
+    const logger = createLogger('info', capture);
+    const lastMsOfYear9999 = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+    // Moments near one another (the same second, the next millisecond, a second boundary) as well
+    // as far apart, forwards and backwards.
+    const moment = fc.oneof(
+      fc.integer({ min: 0, max: lastMsOfYear9999 }),
+      fc.integer({ min: 1_764_115_199_990, max: 1_764_115_200_010 }),
+    );
+    fc.assert(
+      fc.property(fc.array(moment, { minLength: 1, maxLength: 20 }), (moments) => {
+        lines.length = 0;
+        for (const ms of moments) {
+          vi.setSystemTime(ms);
+          logger.info('tick');
+        }
+        const times = lines.map((line) => (JSON.parse(line) as { time: string }).time);
+        expect(times).toEqual(moments.map((ms) => new Date(ms).toISOString()));
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('redacts key fields', () => {

@@ -7,23 +7,24 @@ import {
   validateHeaderValue,
 } from 'node:http';
 import { Socket } from 'node:net';
+import { flatString } from '../flat-string.ts';
 
 /**
  * Header fields (flat name, value, …) as lines of a response head: `name: value` each, ended by
- * CRLF (RFC 9112 §2.1). Each field is checked with node:http's own validators when the block is
+ * CRLF (RFC 9112 §2.1), as one flat string (../flat-string.ts). Each field is checked with node:http's own validators when the block is
  * made, as `writeHead` would check it, so a block can be sent many times without checking again.
  */
 export function renderFields(fields: readonly string[]): string {
   if (fields.length % 2 !== 0) throw new Error('header fields come in name, value pairs');
-  let block = '';
+  const lines: string[] = [];
   for (let index = 0; index < fields.length; index += 2) {
     const name = fields[index] as string;
     const value = fields[index + 1] as string;
     validateHeaderName(name);
     validateHeaderValue(name, value);
-    block += `${name}: ${value}\r\n`;
+    lines.push(name, ': ', value, '\r\n');
   }
-  return block;
+  return flatString(...lines);
 }
 
 /**
@@ -64,10 +65,9 @@ function nodeKeepsHeadInHeader(): boolean {
 export class PreparedHeads {
   readonly #server: Server;
   readonly #supported = nodeKeepsHeadInHeader();
-  #dateSecond = Number.NaN;
-  #dateLine = '';
-  #keepAliveMs = Number.NaN;
-  #keepAliveLines = '';
+  #endSecond = Number.NaN;
+  #endKeepAliveMs = Number.NaN;
+  #endLines = '';
 
   constructor(server: Server) {
     this.#server = server;
@@ -93,33 +93,38 @@ export class PreparedHeads {
     }
     response.statusCode = status;
     const head = response as unknown as OutgoingHead;
-    head._header = `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${fields}${this.#date()}${this.#keepAlive()}\r\n`;
+    head._header = `${statusLines[status]}${fields}${this.#end()}`;
     head._headerSent = false;
     response.end(body);
     return true;
   }
 
-  /** node:http's `Date` line: the current second as an IMF-fixdate (RFC 9110 §5.6.7), made once a second. */
-  #date(): string {
+  /**
+   * What node:http ends a keep-alive response's head with: the `Date` line (the current second as
+   * an IMF-fixdate, RFC 9110 §5.6.7), the lines for the server's keep-alive timeout, and the empty
+   * line; made once a second, or when the timeout changes.
+   */
+  #end(): string {
     const nowMs = Date.now();
     const second = Math.floor(nowMs / 1000);
-    if (second !== this.#dateSecond) {
-      this.#dateSecond = second;
-      this.#dateLine = `Date: ${new Date(nowMs).toUTCString()}\r\n`;
-    }
-    return this.#dateLine;
-  }
-
-  /** The lines node:http adds to a response on a connection kept open, for the server's keep-alive timeout. */
-  #keepAlive(): string {
     const timeoutMs = this.#server.keepAliveTimeout;
-    if (timeoutMs !== this.#keepAliveMs) {
-      this.#keepAliveMs = timeoutMs;
-      this.#keepAliveLines =
-        timeoutMs > 0
-          ? `Connection: keep-alive\r\nKeep-Alive: timeout=${Math.floor(timeoutMs / 1000)}\r\n`
-          : 'Connection: keep-alive\r\n';
+    if (second !== this.#endSecond || timeoutMs !== this.#endKeepAliveMs) {
+      this.#endSecond = second;
+      this.#endKeepAliveMs = timeoutMs;
+      this.#endLines = flatString(
+        'Date: ',
+        new Date(nowMs).toUTCString(),
+        '\r\nConnection: keep-alive\r\n',
+        timeoutMs > 0 ? `Keep-Alive: timeout=${Math.floor(timeoutMs / 1000)}\r\n` : '',
+        '\r\n',
+      );
     }
-    return this.#keepAliveLines;
+    return this.#endLines;
   }
 }
+
+/** The status lines `send` writes, each one flat string. */
+const statusLines = {
+  200: flatString('HTTP/1.1 200 ', STATUS_CODES[200] as string, '\r\n'),
+  304: flatString('HTTP/1.1 304 ', STATUS_CODES[304] as string, '\r\n'),
+} as const;

@@ -1,3 +1,4 @@
+import { flatString } from '../flat-string.ts';
 import type { RateLimitDecision } from '../limiter/types.ts';
 
 /** The one limit policy, named as draft-ietf-httpapi-ratelimit-headers names policies. */
@@ -21,7 +22,7 @@ export class RateLimitFields {
   policy(limit: number): string {
     let value = this.#policies.get(limit);
     if (value === undefined) {
-      value = `"${ratePolicyName}";q=${limit};w=${this.#windowSeconds}`;
+      value = flatString('"', ratePolicyName, '";q=', String(limit), ';w=', String(this.#windowSeconds));
       if (this.#policies.size < 1000) this.#policies.set(limit, value);
     }
     return value;

@@ -7,6 +7,7 @@ import {
   gzip as zlibGzip,
 } from 'node:zlib';
 import type { RateRow, Snapshot } from '../domain/rates.ts';
+import { flatString } from '../flat-string.ts';
 import type { Logger } from '../logger.ts';
 import type { SnapshotStore } from '../store/types.ts';
 import type { ContentCoding } from './content-coding.ts';
@@ -221,7 +222,7 @@ export class SnapshotView {
     const maxAge = Math.max(0, Math.ceil((this.nextRefreshMs - nowMs) / 1000));
     if (maxAge !== this.#maxAge) {
       this.#maxAge = maxAge;
-      this.#cacheControl = `private, max-age=${maxAge}`;
+      this.#cacheControl = flatString('private, max-age=', String(maxAge));
     }
     return this.#cacheControl;
   }
