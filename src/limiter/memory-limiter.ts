@@ -6,11 +6,6 @@ const initialSlots = 4;
 /** Keys a sweep visits per decision (~0.3 ms). */
 const sweepBatch = 1000;
 
-/** `count` slots, filled with a double so V8 keeps them as unboxed 8-byte doubles from the start. */
-function slots(count: number): number[] {
-  return new Array<number>(count).fill(0.5);
-}
-
 /**
  * Admission times of one key, oldest first, in a ring. Keeping every admission of the last window
  * is what makes the window exact: a request is admitted only if fewer than `limit` admissions lie
@@ -22,92 +17,123 @@ function slots(count: number): number[] {
  * grows (they can never count again: time never runs backwards for a key), so a ring holds at most
  * about twice the admissions one window ever contained. Every admission still in the window is
  * kept even when the key's limit is lowered, so the count stays exact across an override edit.
+ *
+ * One plain array of doubles per key, its first two slots the ring's head and size, the rest the
+ * admission times: with 100,000 keys in use every byte per key counts, and an object holding the
+ * array and the two numbers took 56 of a ring's ~136 bytes (a typed array would take three times
+ * a small plain array's memory). Growing or shrinking makes a new array: the functions that may
+ * do so return the ring to keep.
  */
-class AdmissionRing {
-  /**
-   * A plain array of doubles: for the few slots most keys need it takes a third of a typed
-   * array's memory. With 100,000 keys every byte per key counts.
-   */
-  stamps: number[];
-  head = 0;
-  size = 0;
+type AdmissionRing = number[];
 
-  constructor(limit: number) {
-    this.stamps = slots(Math.min(limit, initialSlots));
-  }
+const headSlot = 0;
+const sizeSlot = 1;
+const firstStampSlot = 2;
 
-  /** A ring holding one earlier admission at `admittedMs`. */
-  static holding(admittedMs: number, limit: number): AdmissionRing {
-    const ring = new AdmissionRing(limit);
-    ring.stamps[0] = admittedMs;
-    ring.size = 1;
-    return ring;
-  }
+/** A ring of `capacity` slots, filled with a double so V8 keeps them as unboxed 8-byte doubles from the start. */
+function emptyRing(capacity: number): AdmissionRing {
+  const ring = new Array<number>(firstStampSlot + capacity).fill(0.5);
+  ring[headSlot] = 0;
+  ring[sizeSlot] = 0;
+  return ring;
+}
 
-  at(index: number): number {
-    return this.stamps[(this.head + index) % this.stamps.length] as number;
-  }
+function capacityOf(ring: AdmissionRing): number {
+  return ring.length - firstStampSlot;
+}
 
-  /** The latest admission; a stored ring always holds it (nothing newer than it ever expires first). */
-  get newest(): number {
-    return this.size === 0 ? Number.NEGATIVE_INFINITY : this.at(this.size - 1);
-  }
+function sizeOf(ring: AdmissionRing): number {
+  return ring[sizeSlot] as number;
+}
 
-  /**
-   * Records an admission at `nowMs` (≥ every earlier one, the admissions that left the window
-   * already forgotten) that the caller found room for under `limit`.
-   */
-  push(nowMs: number, limit: number): void {
-    const capacity = this.stamps.length;
-    if (this.size === capacity) this.#reshape(Math.max(this.size + 1, Math.min(limit, capacity * 2)));
-    this.stamps[(this.head + this.size) % this.stamps.length] = nowMs;
-    this.size++;
-  }
+/**
+ * The slot of the admission `index` (< capacity) places after the oldest. The head and size are
+ * read back from a double array as doubles: a remainder of doubles is a call to a C function
+ * (fmod), so the wrap is a subtraction.
+ */
+function slotOf(ring: AdmissionRing, index: number): number {
+  const position = (ring[headSlot] as number) + index;
+  const capacity = capacityOf(ring);
+  return firstStampSlot + (position < capacity ? position : position - capacity);
+}
 
-  /**
-   * How many admissions are at or before `cutoffMs`: the oldest ones. A busy key forgets as it goes
-   * (`forgetBefore`), so these are nearly always none or one, read at the head: a decision touches
-   * the two ends of its ring, where a binary search read a dozen slots, each likely a cache miss
-   * when a process tracks thousands of keys. Past a few, the rest is searched.
-   */
-  countAtOrBefore(cutoffMs: number): number {
-    const size = this.size;
-    let low = 0;
-    while (low < size && low < 4) {
-      if (this.at(low) > cutoffMs) return low;
-      low++;
-    }
-    let high = size;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (this.at(middle) > cutoffMs) high = middle;
-      else low = middle + 1;
-    }
-    return low;
-  }
+/** The admission `index` places after the oldest. */
+function stampAt(ring: AdmissionRing, index: number): number {
+  return ring[slotOf(ring, index)] as number;
+}
 
-  /**
-   * Drops admissions at or before `cutoffMs` and gives back slots no longer needed. They leave
-   * from the head, each once: over a key's life this costs one step per admission.
-   */
-  forgetBefore(cutoffMs: number): void {
-    const expired = this.countAtOrBefore(cutoffMs);
-    if (expired === 0) return;
-    const capacity = this.stamps.length;
-    this.head = (this.head + expired) % capacity;
-    this.size -= expired;
-    if (capacity > initialSlots && this.size <= capacity / 4) {
-      this.#reshape(Math.max(initialSlots, this.size * 2));
-    }
-  }
+/** The latest admission; a stored ring always holds it (nothing newer than it ever expires first). */
+function newestIn(ring: AdmissionRing): number {
+  const size = sizeOf(ring);
+  return size === 0 ? Number.NEGATIVE_INFINITY : stampAt(ring, size - 1);
+}
 
-  /** Moves the admissions, in order, into a ring of `capacity` (≥ size) slots. */
-  #reshape(capacity: number): void {
-    const next = slots(capacity);
-    for (let index = 0; index < this.size; index++) next[index] = this.at(index);
-    this.stamps = next;
-    this.head = 0;
+/** A ring holding one earlier admission at `admittedMs`. */
+function ringHolding(admittedMs: number, limit: number): AdmissionRing {
+  const ring = emptyRing(Math.min(limit, initialSlots));
+  ring[firstStampSlot] = admittedMs;
+  ring[sizeSlot] = 1;
+  return ring;
+}
+
+/**
+ * Records an admission at `nowMs` (≥ every earlier one, the admissions that left the window
+ * already forgotten) that the caller found room for under `limit`; returns the ring to keep.
+ */
+function withAdmission(ring: AdmissionRing, nowMs: number, limit: number): AdmissionRing {
+  const capacity = capacityOf(ring);
+  const size = sizeOf(ring);
+  const kept = size === capacity ? reshaped(ring, Math.max(size + 1, Math.min(limit, capacity * 2))) : ring;
+  kept[slotOf(kept, size)] = nowMs;
+  kept[sizeSlot] = size + 1;
+  return kept;
+}
+
+/**
+ * How many admissions are at or before `cutoffMs`: the oldest ones. A busy key forgets as it goes
+ * (`withoutBefore`), so these are nearly always none or one, read at the head: a decision touches
+ * the two ends of its ring, where a binary search read a dozen slots, each likely a cache miss
+ * when a process tracks thousands of keys. Past a few, the rest is searched.
+ */
+function countAtOrBefore(ring: AdmissionRing, cutoffMs: number): number {
+  const size = sizeOf(ring);
+  let low = 0;
+  while (low < size && low < 4) {
+    if (stampAt(ring, low) > cutoffMs) return low;
+    low++;
   }
+  let high = size;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (stampAt(ring, middle) > cutoffMs) high = middle;
+    else low = middle + 1;
+  }
+  return low;
+}
+
+/**
+ * Drops admissions at or before `cutoffMs` and gives back slots no longer needed; returns the ring
+ * to keep. They leave from the head, each once: over a key's life this costs one step per admission.
+ */
+function withoutBefore(ring: AdmissionRing, cutoffMs: number): AdmissionRing {
+  const expired = countAtOrBefore(ring, cutoffMs);
+  if (expired === 0) return ring;
+  const capacity = capacityOf(ring);
+  const size = sizeOf(ring) - expired;
+  ring[headSlot] = slotOf(ring, expired) - firstStampSlot;
+  ring[sizeSlot] = size;
+  return capacity > initialSlots && size <= capacity / 4
+    ? reshaped(ring, Math.max(initialSlots, size * 2))
+    : ring;
+}
+
+/** The admissions of `ring`, in order, in a new ring of `capacity` (≥ their number) slots. */
+function reshaped(ring: AdmissionRing, capacity: number): AdmissionRing {
+  const next = emptyRing(capacity);
+  const size = sizeOf(ring);
+  for (let index = 0; index < size; index++) next[firstStampSlot + index] = stampAt(ring, index);
+  next[sizeSlot] = size;
+  return next;
 }
 
 interface MemoryRateLimiterOptions {
@@ -121,13 +147,13 @@ interface MemoryRateLimiterOptions {
 
 /**
  * A key's admissions in the window: the bare time of its only one (16 bytes), or a ring (about
- * 130). Most keys of a busy service call a few times a minute, many once, so most keys need no
+ * 100). Most keys of a busy service call a few times a minute, many once, so most keys need no
  * ring. The key's next decision moves it to one.
  */
 type Admissions = number | AdmissionRing;
 
 const newestOf = (admissions: Admissions): number =>
-  typeof admissions === 'number' ? admissions : admissions.newest;
+  typeof admissions === 'number' ? admissions : newestIn(admissions);
 
 /**
  * Exact rolling-window limiter for one process. Time comes from the caller, so tests use a fake
@@ -169,7 +195,7 @@ export class MemoryRateLimiter implements RateLimiter {
   get allocatedSlots(): number {
     let slots = 0;
     for (const admissions of this.#rings.values())
-      slots += typeof admissions === 'number' ? 1 : admissions.stamps.length;
+      slots += typeof admissions === 'number' ? 1 : capacityOf(admissions);
     return slots;
   }
 
@@ -187,26 +213,24 @@ export class MemoryRateLimiter implements RateLimiter {
       const resetSeconds = Math.max(1, Math.ceil(this.#windowMs / 1000));
       return { allowed: true, limit, remaining: limit - 1, resetSeconds, retryAfterSeconds: 0 };
     }
-    let ring: AdmissionRing;
-    if (typeof tracked === 'number') {
-      ring = AdmissionRing.holding(tracked, limit);
-      this.#rings.set(key, ring);
-    } else {
-      ring = tracked;
-    }
+    let ring = typeof tracked === 'number' ? ringHolding(tracked, limit) : tracked;
+    const newest = newestIn(ring);
     // A clock that steps back must not reopen slots: time never runs backwards for a key.
-    const nowMs = Math.max(requestedNowMs, ring.newest);
+    const nowMs = Math.max(requestedNowMs, newest);
     // Admissions a window older than the newest can never count again (no later decision of the
     // key is earlier than its newest admission); those between that and this decision's window
     // do not count now but could for a clock that steps back, so they are only counted out.
-    ring.forgetBefore(ring.newest - this.#windowMs);
-    const inWindowBefore = ring.size - ring.countAtOrBefore(nowMs - this.#windowMs);
+    ring = withoutBefore(ring, newest - this.#windowMs);
+    const inWindowBefore = sizeOf(ring) - countAtOrBefore(ring, nowMs - this.#windowMs);
     const allowed = inWindowBefore < limit;
-    if (allowed && admit) ring.push(nowMs, limit);
+    if (allowed && admit) ring = withAdmission(ring, nowMs, limit);
+    // Setting a tracked key keeps its place in the map's order (the eviction order).
+    if (ring !== tracked) this.#rings.set(key, ring);
     const inWindow = inWindowBefore + (allowed && admit ? 1 : 0);
     // The next slot frees when the in-window count drops below the limit: when the oldest
     // admission leaves, or (after the limit was lowered below the count) the one that many later.
-    const freeing = inWindow === 0 ? nowMs : ring.at(ring.size - inWindow + Math.max(0, inWindow - limit));
+    const freeing =
+      inWindow === 0 ? nowMs : stampAt(ring, sizeOf(ring) - inWindow + Math.max(0, inWindow - limit));
     const secondsUntilSlotFrees =
       inWindow === 0 ? 0 : Math.max(1, Math.ceil((freeing + this.#windowMs - nowMs) / 1000));
     return {
@@ -238,7 +262,10 @@ export class MemoryRateLimiter implements RateLimiter {
       const [key, admissions] = next.value;
       if (newestOf(admissions) <= nowMs - this.#windowMs) this.#rings.delete(key);
       // Relative to the ring's own newest admission, which no later request of the key precedes.
-      else if (typeof admissions !== 'number') admissions.forgetBefore(admissions.newest - this.#windowMs);
+      else if (typeof admissions !== 'number') {
+        const kept = withoutBefore(admissions, newestIn(admissions) - this.#windowMs);
+        if (kept !== admissions) this.#rings.set(key, kept);
+      }
     }
   }
 

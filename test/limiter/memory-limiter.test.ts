@@ -31,6 +31,21 @@ describe('MemoryRateLimiter (in one process)', () => {
     expect(limiter.peek('steady', 1_000_000, 100_000 + 1800 * 100).remaining).toBe(1_000_000 - 600);
   });
 
+  it('gives back the slots of a key that was busier earlier in its sweep, before its next request', () => {
+    const limiter = new MemoryRateLimiter({ windowMs: 60_000 });
+    for (let i = 0; i < 500; i++) limiter.take('was-busy', 1_000_000, i);
+    // A sweep a window after the first decision: the key's admissions are all still within a
+    // window of its newest, so it keeps them.
+    limiter.peek('another', 60, 60_400);
+    limiter.take('was-busy', 1_000_000, 61_000);
+    expect(limiter.allocatedSlots).toBeGreaterThanOrEqual(501);
+    // The next sweep, a window later, drops the 500 admissions more than a window older than the
+    // key's newest.
+    limiter.peek('another', 60, 120_400);
+    expect(limiter.allocatedSlots).toBeLessThanOrEqual(4);
+    expect(limiter.peek('was-busy', 1_000_000, 120_400).remaining).toBe(1_000_000 - 2);
+  });
+
   it('counts exactly after an idle spell, however many admissions left the window meanwhile', () => {
     const limiter = new MemoryRateLimiter({ windowMs: 60_000 });
     for (let i = 0; i < 30; i++) limiter.take('k', 50, i * 1000);
