@@ -11,8 +11,9 @@ import { flatString } from '../flat-string.ts';
 
 /**
  * Header fields (flat name, value, …) as lines of a response head: `name: value` each, ended by
- * CRLF (RFC 9112 §2.1), as one flat string (../flat-string.ts). Each field is checked with node:http's own validators when the block is
- * made, as `writeHead` would check it, so a block can be sent many times without checking again.
+ * CRLF (RFC 9112 §2.1), as one flat string (../flat-string.ts). Each field is checked with
+ * node:http's own validators when the block is made, as `writeHead` would check it, so a block can
+ * be sent many times without checking again.
  */
 export function renderFields(fields: readonly string[]): string {
   if (fields.length % 2 !== 0) throw new Error('header fields come in name, value pairs');
