@@ -247,6 +247,10 @@ function rejectUpgrade(
     `Content-Length: ${Buffer.byteLength(text)}`,
     ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
   ];
+  // After 'upgrade', node:http leaves the socket's errors to the listener (no 'error' handler of
+  // its own): a client that resets the connection on reading the refusal would otherwise be an
+  // uncaught exception that ends the simulator, and the demo or test running it.
+  socket.on('error', () => socket.destroy());
   socket.end(`${lines.join('\r\n')}\r\n\r\n${text}`);
 }
 

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { waitFor } from '../support/wait.ts';
 import { connect, startSimulator } from './helpers.ts';
@@ -91,6 +92,32 @@ describe('geo-block', () => {
     sim.setFault('none', 'binance');
     expect((await fetch(`${sim.restBaseUrl}/api/v3/ticker/24hr?symbol=BTCUSDT`)).status).toBe(200);
     expect((await upgradeAnswer(`${ws}/stream?streams=btcusdt@ticker`)).status).toBe(101);
+  });
+
+  it('stays up when a client resets the connection it refused an upgrade on', async () => {
+    const sim = await startSimulator();
+    sim.setFault('geo-block', 'binance');
+    const { hostname, port } = new URL(sim.wsBaseUrl);
+    for (let attempt = 0; attempt < 20; attempt++) {
+      // A client that gives up on the 451 at once resets the connection (RST) while the
+      // simulator's side of it is still open: an 'error' on a socket nothing listens on.
+      await new Promise<void>((resolve, reject) => {
+        const socket = net.connect(Number(port), hostname, () => {
+          socket.write(
+            'GET /stream?streams=btcusdt@ticker HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n' +
+              'Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
+          );
+        });
+        socket.once('data', () => {
+          socket.resetAndDestroy();
+          resolve();
+        });
+        socket.once('error', reject);
+      });
+    }
+    // Still serving; an uncaught error would have failed the run.
+    const rest = await fetch(`${sim.restBaseUrl}/api/v3/ticker/24hr?symbol=BTCUSDT`);
+    expect(rest.status).toBe(451);
   });
 
   it('answers the other exchanges with 451 and their own error body', async () => {
