@@ -12,7 +12,8 @@ interface CollectorElectionOptions {
   logger: Logger;
   /**
    * Runs the collector as the leader of `term` until `signal` aborts, then stops it; resolves once
-   * it stopped. Rejecting means it could not start: the lease is given up for another to try.
+   * it stopped. Rejecting means it could not start: the lease is given up, and this instance makes
+   * no claim for `ttlMs`, so that another tries first; alone, it tries again after that.
    */
   lead(term: number, signal: AbortSignal): Promise<void>;
 }
@@ -49,6 +50,12 @@ export class CollectorElection {
   /** The leader last logged (`instance/term`), so a standby logs each change of leader once. */
   #leaderLogged = '';
   #claimFailureLogged = false;
+  /**
+   * Until when this instance makes no claim after its collector failed to start. Without it, an
+   * instance whose claims come just before a standby's each round takes the lease back every
+   * round, and the standby, claiming while the release is on its way, never leads.
+   */
+  #standAsideUntilMs = 0;
   #timer: NodeJS.Timeout | null = null;
   #stopped = false;
 
@@ -106,6 +113,7 @@ export class CollectorElection {
 
   async #claim(): Promise<void> {
     const sentMs = Date.now();
+    if (this.#leading === null && sentMs < this.#standAsideUntilMs) return;
     let claim: { held: boolean; leader: CollectorLeader };
     try {
       claim = await this.#lease.claim(this.#instance, this.#leading?.term ?? null, this.#ttlMs);
@@ -158,9 +166,13 @@ export class CollectorElection {
     const controller = new AbortController();
     const leading: Leading = { term, controller, done: Promise.resolve() };
     leading.done = this.#lead(term, controller.signal).catch(async (error: unknown) => {
-      this.#logger.error({ err: error, term }, 'collector failed to start; giving the lease up');
+      this.#logger.error(
+        { err: error, term, standAsideMs: this.#ttlMs },
+        'collector failed to start; giving the lease up and standing aside for one lease term',
+      );
       if (this.#leading !== leading) return;
       this.#leading = null;
+      this.#standAsideUntilMs = Date.now() + this.#ttlMs;
       if (this.#deadlineTimer !== null) clearTimeout(this.#deadlineTimer);
       await this.#lease.release(this.#instance, term).catch(() => {});
     });

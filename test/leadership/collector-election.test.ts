@@ -20,7 +20,11 @@ const renewMs = 100;
  * One instance on the shared database: its own pool, an election over the real lease (which the
  * test can cut off from the database), and the terms it led. Stopped when the test ends.
  */
-async function instanceOn(url: string, name: string, options: { failToStart?: boolean } = {}) {
+async function instanceOn(
+  url: string,
+  name: string,
+  options: { failToStart?: boolean; releaseDelayMs?: number } = {},
+) {
   const store = await openPostgresStore({
     NERKH_DATABASE_URL: url,
     NERKH_DATABASE_POOL_SIZE: 2,
@@ -34,7 +38,10 @@ async function instanceOn(url: string, name: string, options: { failToStart?: bo
     cut === 'refused' ? Promise.reject(new Error('connection terminated')) : new Promise<never>(() => {});
   const reachable: CollectorLease = {
     claim: (...args) => (cut === null ? lease.claim(...args) : unreachable()),
-    release: (...args) => (cut === null ? lease.release(...args) : unreachable()),
+    release: async (...args) => {
+      if (options.releaseDelayMs !== undefined) await sleep(options.releaseDelayMs);
+      return cut === null ? lease.release(...args) : unreachable();
+    },
     leader: () => lease.leader(),
     storeFor: (term) => lease.storeFor(term),
   };
@@ -124,14 +131,35 @@ describe.skipIf(skipPostgres)('CollectorElection on a PostgreSQL lease', () => {
     },
   );
 
-  it('gives the lease up when its collector cannot start, so another instance leads', async () => {
+  it('gives the lease up when its collector cannot start, and stands aside so another instance leads', async () => {
     const url = await createTestDatabase();
-    const a = await instanceOn(url, 'a:1', { failToStart: true });
+    // A release slower than the gap between the two instances' claims: were the failing instance
+    // to claim again at once, it would take the lease back each round, before the other's claim.
+    const a = await instanceOn(url, 'a:1', { failToStart: true, releaseDelayMs: renewMs / 2 });
     const b = await instanceOn(url, 'b:2');
     await a.election.start();
     await b.election.start();
     await waitFor(() => b.leading(), 5 * renewMs, 'the other instance to lead');
-    expect(a.logs.text).toContain('collector failed to start');
+    expect(a.logs.text).toContain('collector failed to start; giving the lease up and standing aside');
     expect(await b.lease.leader()).toMatchObject({ instance: 'b:2', live: true });
+    expect(a.logs.lines.filter((line) => line.includes('collector failed to start'))).toHaveLength(1);
+  });
+
+  it('alone, tries its collector again once it has stood aside for a lease term', async () => {
+    const url = await createTestDatabase();
+    const a = await instanceOn(url, 'a:1', { failToStart: true });
+    const startedMs = Date.now();
+    await a.election.start();
+    const failures = () => a.logs.lines.filter((line) => line.includes('collector failed to start')).length;
+    await waitFor(() => failures() === 1, 5 * renewMs, 'the first failure');
+    await sleep(ttlMs / 2);
+    expect(failures()).toBe(1);
+    await waitFor(() => failures() === 2, ttlMs + 5 * renewMs, 'the second try');
+    expect(Date.now() - startedMs).toBeGreaterThanOrEqual(ttlMs);
+    await waitFor(
+      async () => (await a.lease.leader())?.live === false,
+      5 * renewMs,
+      'the lease given up again',
+    );
   });
 });
