@@ -36,12 +36,13 @@ export async function startSimulatedService(options: {
     }),
     logger: options.logger,
     role: 'all',
-    tuning: { firstCommitGraceMs: 300, pollMs: 200, minPollMs: 200 },
+    // The first commit comes as soon as every coin is priced; it waits up to 8 s for that,
+    // since a first commit without a coin leaves it out until the next, 10 minutes later.
+    tuning: { firstCommitGraceMs: 8000, pollMs: 200, minPollMs: 200 },
   });
   onTestFinished(() => service.stop());
-  // The first commit waits a moment for every coin, then goes with what it has: on a loaded
-  // machine that can be before a coin's first price. Tests ask for the coins they quote, so the
-  // service is ready once a snapshot holds every one of them and the API serves it.
+  // Tests ask for the coins they quote, so the service is ready once a snapshot holds every one of
+  // them and the API serves it.
   const complete = await waitFor(
     async () => {
       const snapshot = await service.store.snapshots.latestSnapshot();
