@@ -89,9 +89,10 @@ describe.skipIf(skipPostgres)('CollectorElection on a PostgreSQL lease', () => {
     const stopping = Date.now();
     await a.election.stop();
     expect(a.leading()).toBe(false);
-    // Released, not left to run out: the standby leads at its next claim.
-    await waitFor(() => b.leading(), 3 * renewMs, 'the standby to lead');
-    expect(Date.now() - stopping).toBeLessThan(ttlMs);
+    // Released, not left to run out: the standby leads at its next claim. Left to run out, the
+    // lease would last until at least `ttlMs - renewMs` after the stop (its last renewal).
+    await waitFor(() => b.leading(), ttlMs - 2 * renewMs, 'the standby to lead');
+    expect(Date.now() - stopping).toBeLessThan(ttlMs - renewMs);
     expect(b.terms).toMatchObject([{ term: 2 }]);
     expect(a.logs.text).toContain('collector lease released');
     expect(
@@ -139,7 +140,8 @@ describe.skipIf(skipPostgres)('CollectorElection on a PostgreSQL lease', () => {
     const b = await instanceOn(url, 'b:2');
     await a.election.start();
     await b.election.start();
-    await waitFor(() => b.leading(), 5 * renewMs, 'the other instance to lead');
+    // Before the failing instance's stand-aside (one lease term) ends.
+    await waitFor(() => b.leading(), ttlMs - 2 * renewMs, 'the other instance to lead');
     expect(a.logs.text).toContain('collector failed to start; giving the lease up and standing aside');
     expect(await b.lease.leader()).toMatchObject({ instance: 'b:2', live: true });
     expect(a.logs.lines.filter((line) => line.includes('collector failed to start'))).toHaveLength(1);
