@@ -166,11 +166,15 @@ export class CollectorElection {
     const controller = new AbortController();
     const leading: Leading = { term, controller, done: Promise.resolve() };
     leading.done = this.#lead(term, controller.signal).catch(async (error: unknown) => {
+      if (this.#leading !== leading) {
+        // It stepped down while starting: the lease is no longer its to give up.
+        this.#logger.error({ err: error, term }, 'collector failed to start');
+        return;
+      }
       this.#logger.error(
         { err: error, term, standAsideMs: this.#ttlMs },
         'collector failed to start; giving the lease up and standing aside for one lease term',
       );
-      if (this.#leading !== leading) return;
       this.#leading = null;
       this.#standAsideUntilMs = Date.now() + this.#ttlMs;
       if (this.#deadlineTimer !== null) clearTimeout(this.#deadlineTimer);
