@@ -89,7 +89,12 @@ export interface TestApp {
   snapshots: MemorySnapshotStore;
   clock: FakeClock;
   config: Config;
-  /** Issues another key in the same store. */
+  /** The second key, when the options asked for one (`secondKey`). */
+  secondKey: string | undefined;
+  /**
+   * Issues another key in the same store. That changes the keys' version: within a second the app
+   * polls it and drops its key caches, so the next request with any key is checked in the store.
+   */
   issue(rateLimit?: number): Promise<{ key: string; id: string }>;
 }
 
@@ -99,6 +104,11 @@ export interface TestAppOptions {
   collector?: CollectorStatus | null;
   logs?: LogCapture;
   deps?: Partial<AppDeps>;
+  /**
+   * A second key, issued before the app starts, with this rate limit (or the default): unlike one
+   * from `issue`, it leaves the app's key caches alone.
+   */
+  secondKey?: { rateLimit?: number };
 }
 
 /** A fresh app on in-memory stores with one snapshot and one issued key; nothing shared between tests. */
@@ -120,6 +130,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     return { key: issued.key, id: issued.record.id };
   };
   const first = await issue();
+  const second = options.secondKey === undefined ? undefined : await issue(options.secondKey.rateLimit);
   const logger = options.logs ? createLogger('info', options.logs) : createLogger('silent');
   const limiters = memoryLimiters(config);
   const app = await buildApp({
@@ -135,5 +146,15 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   });
   // The limiters are the caller's (as in the service); here they live exactly as long as the app.
   app.addHook('onClose', () => limiters.close());
-  return { app, key: first.key, keyId: first.id, keys, snapshots, clock, config, issue };
+  return {
+    app,
+    key: first.key,
+    keyId: first.id,
+    secondKey: second?.key,
+    keys,
+    snapshots,
+    clock,
+    config,
+    issue,
+  };
 }

@@ -60,11 +60,17 @@ interface Served {
 async function serve(deps: Partial<AppDeps>, env: Record<string, string> = {}): Promise<Served> {
   const logs = new LogCapture();
   const registry = new Registry();
-  const t = await buildTestApp({ logs, env, deps: { metrics: new HttpMetrics(registry), ...deps } });
+  // The limited key is issued before the app starts: one issued after would change the keys'
+  // version, and the app's poll of it, a second later, would drop the key caches mid-test.
+  const t = await buildTestApp({
+    logs,
+    env,
+    deps: { metrics: new HttpMetrics(registry), ...deps },
+    secondKey: { rateLimit: 3 },
+  });
   onTestFinished(() => t.app.close());
   const port = Number(new URL(await listen(t.app, '127.0.0.1', 0)).port);
-  const { key: limited } = await t.issue(3);
-  return { t, registry, port, logs, limited };
+  return { t, registry, port, logs, limited: t.secondKey as string };
 }
 
 /** The counts a scrape reports (requests by route and status, decisions, key checks), not durations. */
