@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { containsApiKeyShape } from '../keys/api-key.ts';
 import { FixedShapeLines, jsonNumber, jsonStringContent, type Logger } from '../logger.ts';
 import type { HttpMetrics } from '../metrics/http-metrics.ts';
+import { RequestIds } from './request-ids.ts';
 import { pathOf, queryOf } from './request-target.ts';
 
 /** Query parameter names clients wrongly put keys in (docs/architecture.md#http-contract); compared case-insensitively. */
@@ -35,21 +35,24 @@ export function loggableUrl(url: string): string {
 }
 
 const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
+const freshRequestIds = new RequestIds();
 
 /**
  * Request id: the caller's `X-Request-Id` when it is a plain token (so ids cannot smuggle text
  * into logs) that does not hold a key (a client that put its key there would have it logged and
  * echoed), otherwise a fresh UUID. It is returned in `X-Request-Id` and bound to every log line.
+ * Either way it is made of `[A-Za-z0-9._:-]` only, which the access line writes without escaping.
  */
 export function requestIdOf(request: IncomingMessage): string {
   const given = request.headers['x-request-id'];
   return typeof given === 'string' && requestIdPattern.test(given) && !containsApiKeyShape(given)
     ? given
-    : randomUUID();
+    : freshRequestIds.next();
 }
 
 /** What one access-log line says of an answered request. */
 export interface AccessEntry {
+  /** From `requestIdOf` (both ways a response is sent take it from there), so never escaped. */
   requestId: string;
   method: string;
   /** The request target as received; redacted here (loggableUrl). */
@@ -91,7 +94,7 @@ export class AccessLog {
     const ip = entry.ip === undefined ? '' : `,"ip":"${jsonStringContent(entry.ip)}"`;
     const keyId = entry.keyId === null ? '' : `,"key_id":"${jsonStringContent(entry.keyId)}"`;
     this.#lines.write(
-      `,"req_id":"${jsonStringContent(entry.requestId)}","method":"${jsonStringContent(entry.method)}","url":"${jsonStringContent(loggableUrl(entry.url))}","status":${entry.status},"duration_ms":${jsonNumber(Math.round(entry.elapsedMs * 100) / 100)}${ip}${keyId}`,
+      `,"req_id":"${entry.requestId}","method":"${jsonStringContent(entry.method)}","url":"${jsonStringContent(loggableUrl(entry.url))}","status":${entry.status},"duration_ms":${jsonNumber(Math.round(entry.elapsedMs * 100) / 100)}${ip}${keyId}`,
     );
   }
 
