@@ -66,7 +66,6 @@ function nodeKeepsHeadInHeader(): boolean {
 export class PreparedHeads {
   readonly #server: Server;
   readonly #supported = nodeKeepsHeadInHeader();
-  #endSecond = Number.NaN;
   #endKeepAliveMs = Number.NaN;
   #endLines = '';
 
@@ -103,22 +102,25 @@ export class PreparedHeads {
   /**
    * What node:http ends a keep-alive response's head with: the `Date` line (the current second as
    * an IMF-fixdate, RFC 9110 §5.6.7), the lines for the server's keep-alive timeout, and the empty
-   * line; made once a second, or when the timeout changes.
+   * line; made when first needed in a second, or when the timeout changes. A timer forgets them at
+   * the end of the second, as node:http's own `Date` value is kept (lib/_http_outgoing.js,
+   * `utcDate`): reading the clock per response is a call into V8's runtime each time.
    */
   #end(): string {
-    const nowMs = Date.now();
-    const second = Math.floor(nowMs / 1000);
     const timeoutMs = this.#server.keepAliveTimeout;
-    if (second !== this.#endSecond || timeoutMs !== this.#endKeepAliveMs) {
-      this.#endSecond = second;
+    if (this.#endLines === '' || timeoutMs !== this.#endKeepAliveMs) {
+      const now = new Date();
       this.#endKeepAliveMs = timeoutMs;
       this.#endLines = flatString(
         'Date: ',
-        new Date(nowMs).toUTCString(),
+        now.toUTCString(),
         '\r\nConnection: keep-alive\r\n',
         timeoutMs > 0 ? `Keep-Alive: timeout=${Math.floor(timeoutMs / 1000)}\r\n` : '',
         '\r\n',
       );
+      setTimeout(() => {
+        this.#endLines = '';
+      }, 1000 - now.getMilliseconds()).unref();
     }
     return this.#endLines;
   }

@@ -273,6 +273,26 @@ describe('the heads the fast path writes itself', () => {
     expect(writeHead).toHaveBeenCalledTimes(8 + 4);
   });
 
+  it('carry the current second in Date, a second later too', async () => {
+    const fast = await serve({});
+    const request = `GET /v1/rates HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${fast.t.key}\r\n\r\n`;
+    const dated = async () => {
+      const beforeMs = Math.floor(Date.now() / 1000) * 1000;
+      const answer = await rawExchange(fast.port, request, 300);
+      const afterMs = Date.now();
+      const sentMs = Date.parse(answer.match(/\r\nDate: ([^\r]*)/)?.[1] ?? '');
+      expect(sentMs).toBeGreaterThanOrEqual(beforeMs);
+      expect(sentMs).toBeLessThanOrEqual(afterMs);
+      return sentMs;
+    };
+    // The first request checks the key in the store (the route answers it); the next ones are the fast path's.
+    await dated();
+    const first = await dated();
+    // Into the next second: a Date kept from the first answer would now be a second behind.
+    await new Promise((resolve) => setTimeout(resolve, first + 1100 - Date.now()));
+    expect(await dated()).toBeGreaterThan(first);
+  });
+
   it('leave a per-socket request limit and its Keep-Alive max and Connection: close to node:http', async () => {
     const env = { NERKH_MAX_REQUESTS_PER_SOCKET: '2' };
     const fast = await serve({}, env);
