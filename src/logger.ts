@@ -109,6 +109,14 @@ export class FixedShapeLines {
   readonly #levelValue: number;
   readonly #start: string;
   readonly #end: string;
+  /**
+   * The logger's time function, bindings and destination, read once: they are fixed when a
+   * logger is made (nerkh never calls `setBindings`), and each read by symbol costs a
+   * dictionary lookup on the logger per line.
+   */
+  readonly #timeOf: () => string;
+  readonly #bindings: string;
+  readonly #destination: pino.DestinationStream;
   /** The line's start up to its fields, for the time it was made with (the time changes once a millisecond). */
   #time = '';
   #head = '';
@@ -117,6 +125,9 @@ export class FixedShapeLines {
     this.#logger = logger as Logger & PinoInternals;
     this.#levelValue = logger.levels.values.info as number;
     this.#start = flatString('{"level":', String(this.#levelValue));
+    this.#timeOf = this.#logger[pino.symbols.timeSym];
+    this.#bindings = this.#logger[pino.symbols.chindingsSym];
+    this.#destination = this.#logger[pino.symbols.streamSym];
     const messageKey = this.#logger[pino.symbols.messageKeySym];
     this.#end = flatString(
       ',',
@@ -135,13 +146,12 @@ export class FixedShapeLines {
   /** Writes one info line with `fields` (`,"name":value` pairs), if info lines are written. */
   write(fields: string): void {
     if (!this.enabled) return;
-    const logger = this.#logger;
-    const time = logger[pino.symbols.timeSym]();
+    const time = this.#timeOf();
     if (time !== this.#time) {
       this.#time = time;
-      this.#head = flatString(this.#start, time, logger[pino.symbols.chindingsSym]);
+      this.#head = flatString(this.#start, time, this.#bindings);
     }
-    logger[pino.symbols.streamSym].write(`${this.#head}${fields}${this.#end}`);
+    this.#destination.write(`${this.#head}${fields}${this.#end}`);
   }
 }
 
