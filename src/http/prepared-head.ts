@@ -103,8 +103,8 @@ export class PreparedHeads {
    * What node:http ends a keep-alive response's head with: the `Date` line (the current second as
    * an IMF-fixdate, RFC 9110 §5.6.7), the lines for the server's keep-alive timeout, and the empty
    * line; made when first needed in a second, or when the timeout changes. A timer forgets them at
-   * the end of the second, as node:http's own `Date` value is kept (lib/_http_outgoing.js,
-   * `utcDate`): reading the clock per response is a call into V8's runtime each time.
+   * the end of the second, as node:http keeps its own `Date` value (`utcDate` in
+   * lib/internal/http.js): reading the clock per response is a call into V8's runtime each time.
    */
   #end(): string {
     const timeoutMs = this.#server.keepAliveTimeout;
