@@ -7,10 +7,23 @@ import { pinned } from './pinned.ts';
 /** The installed bin, run exactly as an operator runs it. */
 const binPath = fileURLToPath(new URL('../../bin/nerkh.js', import.meta.url));
 
-/** The node flags on the bin's `#!/usr/bin/env -S node …` line. */
-function binNodeFlags(): string[] {
+/** The words of the bin's `#!/usr/bin/env -S NAME=value … node --flag …` line after `-S`. */
+function binShebangWords(): string[] {
   const shebang = readFileSync(binPath, 'utf8').split('\n', 1)[0] ?? '';
-  return shebang.split(/\s+/).filter((word) => word.startsWith('--'));
+  return shebang.split(/\s+/).slice(2);
+}
+
+/** The node flags on the bin's first line. */
+function binNodeFlags(): string[] {
+  return binShebangWords().filter((word) => word.startsWith('--'));
+}
+
+/** The environment the bin's first line sets for node (`NAME=value` words before `node`). */
+function binEnvironment(): Record<string, string> {
+  const assignments = binShebangWords().filter((word) => /^[A-Z_][A-Z0-9_]*=/.test(word));
+  return Object.fromEntries(
+    assignments.map((word) => [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)]),
+  );
 }
 
 export interface NerkhProcess {
@@ -77,9 +90,10 @@ export async function startNerkh(options: NerkhOptions): Promise<NerkhProcess> {
     LOG_LEVEL: 'info',
   });
   if (options.redisUrl !== undefined) env.NERKH_REDIS_URL = options.redisUrl;
+  if (options.cpuProfDir !== undefined) Object.assign(env, binEnvironment());
   // Started as its bin is (a user's `nerkh serve`), so the node flags on its first line apply.
   // Node does not take --cpu-prof from NODE_OPTIONS: a profiled run starts node itself, with the
-  // bin's flags and the profiler's.
+  // bin's environment and flags and the profiler's.
   const serveArgs = ['serve', '--role', 'api'];
   const [command, args] = options.cpuProfDir
     ? pinned(options.cpu, process.execPath, [
