@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import packageJson from '../../package.json' with { type: 'json' };
 import { registerCollect } from './collect.ts';
 import { registerDemo } from './demo.ts';
 import { registerKeys } from './keys.ts';
@@ -14,6 +15,12 @@ import { registerSources } from './sources.ts';
  */
 const program = new Command('nerkh')
   .description('nerkh: an exchange sell-rate service (USDT and toman) for programs and AI agents')
+  // The release `/v1/health` reports as `releaseId`.
+  .version(
+    packageJson.version,
+    '-V, --version',
+    'print the version of nerkh (the releaseId /v1/health reports)',
+  )
   .showHelpAfterError()
   .configureOutput({ outputError: (text, write) => write(text) });
 
