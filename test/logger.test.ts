@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import { createLogger, FixedShapeLines, jsonNumber, jsonString } from '../src/logger.ts';
+import { createLogger, FixedShapeLines, jsonHundredths, jsonNumber, jsonString } from '../src/logger.ts';
 
 const loggerModule = fileURLToPath(new URL('../src/logger.ts', import.meta.url));
 
@@ -102,6 +102,32 @@ describe('logger', () => {
       ),
       { numRuns: 2000 },
     );
+  });
+
+  it('property: jsonHundredths writes a number rounded to hundredths as JSON.stringify does', () => {
+    const durationMs = fc.double({ min: 0, max: 100_000, noNaN: true });
+    fc.assert(
+      fc.property(fc.oneof(durationMs, fc.double(), fc.integer({ min: 0, max: 1_000_000 })), (value) => {
+        expect(jsonHundredths(value)).toBe(JSON.stringify(Math.round(value * 100) / 100));
+      }),
+      { numRuns: 20_000 },
+    );
+    for (const value of [
+      0,
+      -0,
+      0.004,
+      0.005,
+      0.05,
+      0.1,
+      0.1 + 0.2,
+      1.005,
+      2.675,
+      9.995,
+      10,
+      10737418.23,
+      10737418.24,
+    ])
+      expect(jsonHundredths(value)).toBe(JSON.stringify(Math.round(value * 100) / 100));
   });
 
   it('writes a fixed-shape line byte for byte as pino writes the same fields, and none below its level', () => {

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { containsApiKeyShape } from '../keys/api-key.ts';
-import { FixedShapeLines, jsonNumber, jsonStringContent, type Logger } from '../logger.ts';
+import { FixedShapeLines, jsonHundredths, jsonStringContent, type Logger } from '../logger.ts';
 import type { HttpMetrics } from '../metrics/http-metrics.ts';
 import { RequestIds } from './request-ids.ts';
 import { pathOf, queryOf } from './request-target.ts';
@@ -94,7 +94,7 @@ export class AccessLog {
     const ip = entry.ip === undefined ? '' : `,"ip":"${jsonStringContent(entry.ip)}"`;
     const keyId = entry.keyId === null ? '' : `,"key_id":"${jsonStringContent(entry.keyId)}"`;
     this.#lines.write(
-      `,"req_id":"${entry.requestId}","method":"${jsonStringContent(entry.method)}","url":"${jsonStringContent(loggableUrl(entry.url))}","status":${entry.status},"duration_ms":${jsonNumber(Math.round(entry.elapsedMs * 100) / 100)}${ip}${keyId}`,
+      `,"req_id":"${entry.requestId}","method":"${jsonStringContent(entry.method)}","url":"${jsonStringContent(loggableUrl(entry.url))}","status":${entry.status},"duration_ms":${jsonHundredths(entry.elapsedMs)}${ip}${keyId}`,
     );
   }
 
