@@ -216,14 +216,15 @@ const usesRedisUnderLoad = (server: ServerName): server is RedisRow =>
 /** The bench's own Redis's CPU time per request in each round of the rows that use it. */
 const redisCpuPerRequest: Record<RedisRow, number[]> = { nerkhRedis: [], fastifyRedis: [] };
 
+/** Over this share of its time busy, wrk's core set the pace of a round, not the server. */
+const loadBoundBusy = 0.95;
+
 /**
  * What each full-list round of a server cost in CPU: the server's own time per request, and the
  * share of its time the load generator's core was busy. A server's req/s are capped by the load
  * generator as well as by the server: where wrk's core is busy throughout, a faster server could
  * not show it, and its CPU time per request is the measure of its cost that wrk does not cap.
  */
-/** Over this share of its time busy, wrk's core set the pace of a round, not the server. */
-const loadBoundBusy = 0.95;
 interface RoundCpu {
   serverMicrosPerRequest: number;
   loadCoreBusy: number;
@@ -630,7 +631,7 @@ try {
     );
   const ran = (server: ServerName) => runsOf(server).length > 0;
   const cpuOf = (server: ServerName) => fullListCpu[server];
-  /** Median of the per-round ratios of CPU time per request, b ÷ a: how much cheaper a request of `a` is than of `b`. */
+  /** Median of the per-round ratios of CPU time per request, b's ÷ a's (above 1 where `a` costs less). */
   const pairwiseByCpu = (a: ServerName, b: ServerName) =>
     median(
       cpuOf(a).map(
