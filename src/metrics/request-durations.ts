@@ -7,7 +7,6 @@ const bounds = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
 interface Series {
   readonly route: string;
   readonly status: number;
-  readonly statusCode: string;
   readonly buckets: Float64Array;
   sum: number;
   count: number;
@@ -70,7 +69,6 @@ export class RequestDurations {
       series = {
         route,
         status: statusCode,
-        statusCode: String(statusCode),
         buckets: new Float64Array(bounds.length + 1),
         sum: 0,
         count: 0,
@@ -84,7 +82,7 @@ export class RequestDurations {
     const values: Sample[] = [];
     for (const byStatus of this.#series.values()) {
       for (const series of byStatus.values()) {
-        const labels = { route: series.route, status_code: series.statusCode };
+        const labels = { route: series.route, status_code: String(series.status) };
         let cumulative = 0;
         bounds.forEach((bound, slot) => {
           cumulative += series.buckets[slot] as number;
