@@ -8,66 +8,91 @@ import { ageInUnits } from './format.ts';
  * beyond choosing the pieces. Code samples never go through these: amounts in code stay ASCII.
  */
 
-const integerFormat = new Intl.NumberFormat('fa-IR', { maximumFractionDigits: 0 });
+/**
+ * Each format is made when a Persian page first needs it, not when this module loads: making them
+ * maps ICU's Persian locale and calendar data, about 6.6 MB of resident memory (README "Memory"),
+ * which a process answering only `/v1/rates` never needs.
+ */
+function onFirstUse<T>(make: () => T): () => T {
+  let made: T | undefined;
+  return () => {
+    made ??= make();
+    return made;
+  };
+}
+
+const integerFormat = onFirstUse(() => new Intl.NumberFormat('fa-IR', { maximumFractionDigits: 0 }));
 /** Tether amounts keep every significant digit the API publishes, as on English pages. */
-const usdtFormat = new Intl.NumberFormat('fa-IR', { maximumSignificantDigits: 12 });
-const changeFormat = new Intl.NumberFormat('fa-IR', {
-  style: 'percent',
-  signDisplay: 'exceptZero',
-  minimumFractionDigits: 2,
-  maximumFractionDigits: 2,
-});
-const jalaliDate = new Intl.DateTimeFormat('fa-IR-u-ca-persian', {
-  timeZone: 'UTC',
-  day: 'numeric',
-  month: 'long',
-  year: 'numeric',
-});
-const gregorianDate = new Intl.DateTimeFormat('fa-IR-u-ca-gregory', {
-  timeZone: 'UTC',
-  day: 'numeric',
-  month: 'long',
-  year: 'numeric',
-});
-const clockTime = new Intl.DateTimeFormat('fa-IR', {
-  timeZone: 'UTC',
-  hour: '2-digit',
-  minute: '2-digit',
-  second: '2-digit',
-  hourCycle: 'h23',
-});
-const relativeTime = new Intl.RelativeTimeFormat('fa', { numeric: 'always' });
+const usdtFormat = onFirstUse(() => new Intl.NumberFormat('fa-IR', { maximumSignificantDigits: 12 }));
+const changeFormat = onFirstUse(
+  () =>
+    new Intl.NumberFormat('fa-IR', {
+      style: 'percent',
+      signDisplay: 'exceptZero',
+      minimumFractionDigits: 2,
+      maximumFractionDigits: 2,
+    }),
+);
+const jalaliDate = onFirstUse(
+  () =>
+    new Intl.DateTimeFormat('fa-IR-u-ca-persian', {
+      timeZone: 'UTC',
+      day: 'numeric',
+      month: 'long',
+      year: 'numeric',
+    }),
+);
+const gregorianDate = onFirstUse(
+  () =>
+    new Intl.DateTimeFormat('fa-IR-u-ca-gregory', {
+      timeZone: 'UTC',
+      day: 'numeric',
+      month: 'long',
+      year: 'numeric',
+    }),
+);
+const clockTime = onFirstUse(
+  () =>
+    new Intl.DateTimeFormat('fa-IR', {
+      timeZone: 'UTC',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+    }),
+);
+const relativeTime = onFirstUse(() => new Intl.RelativeTimeFormat('fa', { numeric: 'always' }));
 
 export const notAvailableFa = 'در دسترس نیست';
 
 export function integerFa(value: number): string {
-  return integerFormat.format(value);
+  return integerFormat().format(value);
 }
 
 /** `۴٬۱۲۳٬۴۳۸٬۸۱۳ تومان`: whole toman, grouped by thousands. */
 export function tomanFa(toman: number | null): string {
-  return toman === null ? notAvailableFa : `${integerFormat.format(Math.round(toman))} تومان`;
+  return toman === null ? notAvailableFa : `${integerFormat().format(Math.round(toman))} تومان`;
 }
 
 export function usdtFa(usdt: number): string {
-  return `${usdtFormat.format(usdt)} تتر`;
+  return `${usdtFormat().format(usdt)} تتر`;
 }
 
 export function changeFa(percent: number | null): string {
-  return percent === null ? notAvailableFa : changeFormat.format(percent / 100);
+  return percent === null ? notAvailableFa : changeFormat().format(percent / 100);
 }
 
 /** `۱۱ خرداد ۱۴۰۴ (۱ ژوئن ۲۰۲۵)، ۱۰:۱۹:۴۲ UTC`: the Solar Hijri date beside the Gregorian one, in UTC. */
 export function timeFa(iso: string): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
-  return `${jalaliDate.format(date)} (${gregorianDate.format(date)})، ${clockTime.format(date)} UTC`;
+  return `${jalaliDate().format(date)} (${gregorianDate().format(date)})، ${clockTime().format(date)} UTC`;
 }
 
 /** `۴ دقیقه پیش`. */
 export function ageFa(iso: string, nowMs: number): string {
   const { value, unit } = ageInUnits(iso, nowMs);
-  return relativeTime.format(-value, unit);
+  return relativeTime().format(-value, unit);
 }
 
 export function minutesFa(seconds: number): string {
@@ -76,29 +101,35 @@ export function minutesFa(seconds: number): string {
 
 /** An amount without its unit, every significant digit the API publishes kept (chart axes and facts). */
 export function amountFa(value: number): string {
-  return usdtFormat.format(value);
+  return usdtFormat().format(value);
 }
 
-const jalaliDayMonth = new Intl.DateTimeFormat('fa-IR-u-ca-persian', {
-  timeZone: 'UTC',
-  day: 'numeric',
-  month: 'long',
-});
-const clockMinutes = new Intl.DateTimeFormat('fa-IR', {
-  timeZone: 'UTC',
-  hour: '2-digit',
-  minute: '2-digit',
-  hourCycle: 'h23',
-});
+const jalaliDayMonth = onFirstUse(
+  () =>
+    new Intl.DateTimeFormat('fa-IR-u-ca-persian', {
+      timeZone: 'UTC',
+      day: 'numeric',
+      month: 'long',
+    }),
+);
+const clockMinutes = onFirstUse(
+  () =>
+    new Intl.DateTimeFormat('fa-IR', {
+      timeZone: 'UTC',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    }),
+);
 
 /** `۱۱ خرداد ۱۴۰۴، ۱۰:۱۹ UTC`: a chart point's time, shorter than `timeFa`. */
 export function shortTimeFa(iso: string): string {
   const date = new Date(iso);
-  return `${jalaliDate.format(date)}، ${clockMinutes.format(date)} UTC`;
+  return `${jalaliDate().format(date)}، ${clockMinutes().format(date)} UTC`;
 }
 
 /** A chart's time tick: the hour within two days, the Solar Hijri day and month beyond. */
 export function axisTimeFa(iso: string, spanMs: number): string {
   const date = new Date(iso);
-  return spanMs <= 2 * 24 * 60 * 60 * 1000 ? clockMinutes.format(date) : jalaliDayMonth.format(date);
+  return spanMs <= 2 * 24 * 60 * 60 * 1000 ? clockMinutes().format(date) : jalaliDayMonth().format(date);
 }
