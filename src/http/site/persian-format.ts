@@ -10,7 +10,7 @@ import { ageInUnits } from './format.ts';
 
 /**
  * Each format is made when a Persian page first needs it, not when this module loads: making them
- * maps ICU's Persian locale and calendar data, about 6.6 MB of resident memory (README "Memory"),
+ * maps ICU's Persian locale and calendar data, about 6 MB of resident memory (README "Memory"),
  * which a process answering only `/v1/rates` never needs.
  */
 function onFirstUse<T>(make: () => T): () => T {
