@@ -33,34 +33,23 @@ const changeFormat = onFirstUse(
       maximumFractionDigits: 2,
     }),
 );
-const jalaliDate = onFirstUse(
-  () =>
-    new Intl.DateTimeFormat('fa-IR-u-ca-persian', {
-      timeZone: 'UTC',
-      day: 'numeric',
-      month: 'long',
-      year: 'numeric',
-    }),
-);
-const gregorianDate = onFirstUse(
-  () =>
-    new Intl.DateTimeFormat('fa-IR-u-ca-gregory', {
-      timeZone: 'UTC',
-      day: 'numeric',
-      month: 'long',
-      year: 'numeric',
-    }),
-);
-const clockTime = onFirstUse(
-  () =>
-    new Intl.DateTimeFormat('fa-IR', {
-      timeZone: 'UTC',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-      hourCycle: 'h23',
-    }),
-);
+/** A whole date in UTC, for the Solar Hijri and the Gregorian calendar alike. */
+const dateFields: Intl.DateTimeFormatOptions = {
+  timeZone: 'UTC',
+  day: 'numeric',
+  month: 'long',
+  year: 'numeric',
+};
+const jalaliDate = onFirstUse(() => new Intl.DateTimeFormat('fa-IR-u-ca-persian', dateFields));
+const gregorianDate = onFirstUse(() => new Intl.DateTimeFormat('fa-IR-u-ca-gregory', dateFields));
+/** Hours and minutes in UTC, on the 24-hour clock. */
+const clockFields: Intl.DateTimeFormatOptions = {
+  timeZone: 'UTC',
+  hour: '2-digit',
+  minute: '2-digit',
+  hourCycle: 'h23',
+};
+const clockTime = onFirstUse(() => new Intl.DateTimeFormat('fa-IR', { ...clockFields, second: '2-digit' }));
 const relativeTime = onFirstUse(() => new Intl.RelativeTimeFormat('fa', { numeric: 'always' }));
 
 export const notAvailableFa = 'در دسترس نیست';
@@ -112,15 +101,7 @@ const jalaliDayMonth = onFirstUse(
       month: 'long',
     }),
 );
-const clockMinutes = onFirstUse(
-  () =>
-    new Intl.DateTimeFormat('fa-IR', {
-      timeZone: 'UTC',
-      hour: '2-digit',
-      minute: '2-digit',
-      hourCycle: 'h23',
-    }),
-);
+const clockMinutes = onFirstUse(() => new Intl.DateTimeFormat('fa-IR', clockFields));
 
 /** `۱۱ خرداد ۱۴۰۴، ۱۰:۱۹ UTC`: a chart point's time, shorter than `timeFa`. */
 export function shortTimeFa(iso: string): string {
