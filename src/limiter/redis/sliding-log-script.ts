@@ -67,6 +67,10 @@ local unpack, pack = struct.unpack, struct.pack
 local floor, ceil, max = math.floor, math.ceil, math.max
 local headEntries = ${headAdmissions}
 local headBytes = headEntries * 8
+-- The bounds of the reads every decision makes, as strings: Redis 7.0 formats each number
+-- passed to redis.call with printf's '%.17g' (a tenth of the script's own time when the head's
+-- bounds were numbers), and takes a string as it is.
+local headLast = '${headAdmissions * 8 - 1}'
 local trimAt = ${expiredBeforeTrim}
 local redisClock
 
@@ -150,7 +154,7 @@ end
 -- A key longer than its head, of which head holds the first headEntries admissions.
 local function decideLong(key, limit, admit, callerTime, head)
   local clock = clockFor(callerTime)
-  local now = max(clock, (unpack('>d', redis.call('GETRANGE', key, -8, -1))))
+  local now = max(clock, (unpack('>d', redis.call('GETRANGE', key, '-8', '-1'))))
   local cutoff = now - window
   if admittedAt(head, headEntries - 1) <= cutoff then
     return decideWhole(key, limit, admit, callerTime, redis.call('GET', key))
@@ -179,7 +183,7 @@ local function decideLong(key, limit, admit, callerTime, head)
 end
 
 local function decide(key, limit, admit, callerTime)
-  local head = redis.call('GETRANGE', key, 0, headBytes - 1)
+  local head = redis.call('GETRANGE', key, '0', headLast)
   if #head < headBytes then return decideWhole(key, limit, admit, callerTime, head) end
   return decideLong(key, limit, admit, callerTime, head)
 end
