@@ -6,6 +6,8 @@
  * spread over its window, written in the script's format; the decisions then visit the keys in turn on
  * the caller's clock, advanced so that each decision of a key finds one of its admissions expired
  * and adds one, as a key used at a steady rate does. Redis's CPU time (/proc) ÷ decisions.
+ * A last row measures the decision every API request asks for: a take on Redis's own clock
+ * under the default limit, over keys that each hold a few dozen admissions at most.
  * Run: npm run bench:redis-limiter [-- --seconds 4]
  */
 
@@ -88,7 +90,37 @@ try {
       `${String(length).padStart(20)}   ${rate.padStart(11)}   ${perDecision.padStart(22)}   ${String(after).padStart(16)}`,
     );
   }
+  await apiPathRow();
 } finally {
   redis.disconnect();
   await redisServer.stop();
+}
+
+/**
+ * The API's own decision: a take on Redis's clock (what RedisRateLimiter does by default) under
+ * the default limit of 60 a minute, the keys visited in turn. There are enough of them that none
+ * reaches its limit within the row, so every decision admits and rewrites its key.
+ */
+async function apiPathRow(): Promise<void> {
+  const apiLimit = 60;
+  const apiKeys = 100_000;
+  const limiter = new RedisRateLimiter({ redis, windowMs, prefix: 'nerkh-bench-limiter:api:' });
+  let decisions = 0;
+  let refused = 0;
+  const cpuBefore = redisServer.cpuMicros();
+  const began = performance.now();
+  while (performance.now() - began < seconds * 1000) {
+    const turn = [];
+    for (let i = 0; i < decisionsPerTurn; i++, decisions++) {
+      turn.push(limiter.take(String(decisions % apiKeys), apiLimit, 0));
+    }
+    for (const decision of await Promise.all(turn)) if (!decision.allowed) refused++;
+  }
+  const elapsedSeconds = (performance.now() - began) / 1000;
+  const cpuMicros = redisServer.cpuMicros() - cpuBefore;
+  if (refused > 0) throw new Error(`${refused} decisions refused: the row needs more keys than ${apiKeys}`);
+  const rate = Math.round(decisions / elapsedSeconds).toLocaleString('en');
+  console.log(
+    `as the API decides (Redis's clock, limit ${apiLimit}, ${apiKeys.toLocaleString('en')} keys in turn): ${rate} decisions/s, Redis CPU ${(cpuMicros / decisions).toFixed(1)} µs per decision`,
+  );
 }
