@@ -523,7 +523,9 @@ try {
     // invalid-key throttle into the shared Redis).
     if (server === 'fastifyRedis' || server === 'fastify' || server === 'express') {
       const missing = await get(`${url}/v1/rates`, {});
-      const invalid = await get(`${url}/v1/rates`, { 'X-API-Key': `${readyKey.slice(0, -1)}x` });
+      // The key with its last character changed (to another, whatever it was).
+      const unknownKey = `${readyKey.slice(0, -1)}${readyKey.endsWith('x') ? 'y' : 'x'}`;
+      const invalid = await get(`${url}/v1/rates`, { 'X-API-Key': unknownKey });
       if (missing.status !== 401 || invalid.status !== 403) {
         throw new Error(
           `${serverLabels[server]} answered ${missing.status} without a key and ${invalid.status} to an invalid one`,
