@@ -16,6 +16,7 @@ import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { CommandLine } from '../scripts/command-line.ts';
 import { RedisRateLimiter } from '../src/limiter/redis-limiter.ts';
+import type { RateLimitDecision } from '../src/limiter/types.ts';
 import { freePort } from './http/free-port.ts';
 import { startBenchRedisServer } from './http/redis-server.ts';
 
@@ -69,23 +70,11 @@ try {
       await pipeline.exec();
     }
     const limiter = new RedisRateLimiter({ redis, windowMs, prefix, clock: 'caller' });
-    let decisions = 0;
-    let refused = 0;
-    const cpuBefore = redisServer.cpuMicros();
-    const began = performance.now();
-    while (performance.now() - began < seconds * 1000) {
-      const turn = [];
-      for (let i = 0; i < decisionsPerTurn; i++, decisions++) {
-        turn.push(limiter.take(String(decisions % keys), limit, startMs + decisions * stepMs));
-      }
-      for (const decision of await Promise.all(turn)) if (!decision.allowed) refused++;
-    }
-    const elapsedSeconds = (performance.now() - began) / 1000;
-    const cpuMicros = redisServer.cpuMicros() - cpuBefore;
+    const { refused, rate, perDecision } = await timedDecisions((index) =>
+      limiter.take(String(index % keys), limit, startMs + index * stepMs),
+    );
     if (refused > 0) throw new Error(`${refused} decisions refused under a limit of ${limit}`);
     const after = (await redis.strlen(`${prefix}{0}`)) / 8;
-    const rate = Math.round(decisions / elapsedSeconds).toLocaleString('en');
-    const perDecision = `${(cpuMicros / decisions).toFixed(1)} µs`;
     console.log(
       `${String(length).padStart(20)}   ${rate.padStart(11)}   ${perDecision.padStart(22)}   ${String(after).padStart(16)}`,
     );
@@ -105,22 +94,37 @@ async function apiPathRow(): Promise<void> {
   const apiLimit = 60;
   const apiKeys = 100_000;
   const limiter = new RedisRateLimiter({ redis, windowMs, prefix: 'nerkh-bench-limiter:api:' });
+  const { refused, rate, perDecision } = await timedDecisions((index) =>
+    limiter.take(String(index % apiKeys), apiLimit, 0),
+  );
+  if (refused > 0) throw new Error(`${refused} decisions refused: the row needs more keys than ${apiKeys}`);
+  console.log(
+    `as the API decides (Redis's clock, limit ${apiLimit}, ${apiKeys.toLocaleString('en')} keys in turn): ${rate} decisions/s, Redis CPU ${perDecision} per decision`,
+  );
+}
+
+/**
+ * Takes decisions for `seconds`, `decisionsPerTurn` at once as the API sends one turn's, decision
+ * i being `decide(i)`: how many were refused, how many were taken a second, and Redis's CPU time
+ * per decision.
+ */
+async function timedDecisions(
+  decide: (index: number) => Promise<RateLimitDecision>,
+): Promise<{ refused: number; rate: string; perDecision: string }> {
   let decisions = 0;
   let refused = 0;
   const cpuBefore = redisServer.cpuMicros();
   const began = performance.now();
   while (performance.now() - began < seconds * 1000) {
     const turn = [];
-    for (let i = 0; i < decisionsPerTurn; i++, decisions++) {
-      turn.push(limiter.take(String(decisions % apiKeys), apiLimit, 0));
-    }
+    for (let i = 0; i < decisionsPerTurn; i++, decisions++) turn.push(decide(decisions));
     for (const decision of await Promise.all(turn)) if (!decision.allowed) refused++;
   }
   const elapsedSeconds = (performance.now() - began) / 1000;
   const cpuMicros = redisServer.cpuMicros() - cpuBefore;
-  if (refused > 0) throw new Error(`${refused} decisions refused: the row needs more keys than ${apiKeys}`);
-  const rate = Math.round(decisions / elapsedSeconds).toLocaleString('en');
-  console.log(
-    `as the API decides (Redis's clock, limit ${apiLimit}, ${apiKeys.toLocaleString('en')} keys in turn): ${rate} decisions/s, Redis CPU ${(cpuMicros / decisions).toFixed(1)} µs per decision`,
-  );
+  return {
+    refused,
+    rate: Math.round(decisions / elapsedSeconds).toLocaleString('en'),
+    perDecision: `${(cpuMicros / decisions).toFixed(1)} µs`,
+  };
 }
