@@ -38,11 +38,6 @@ const rateLimitHeaders = {
  */
 export const ratesRoutes: FastifyPluginAsyncTypebox<RatesRouteOptions> = async (app, options) => {
   const { snapshots, clock, responseHeaders } = options;
-  // The response schemas below document what is sent (OpenAPI); nothing is serialized through
-  // them: bodies are precomputed bytes, problems are sent as strings. Building Fastify's
-  // serializers for them would only add to every start (~40 ms), so plain JSON stands in.
-  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
-
   app.get(
     '/rates',
     {
