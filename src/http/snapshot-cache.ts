@@ -64,9 +64,17 @@ function ratesJson(snapshot: Snapshot, labels: RatesLabels, rates: readonly Rate
 
 // Highest settings: each body is compressed once per snapshot and sent many times.
 const gzipOptions = { level: 9 };
-const brotliOptions = (json: Buffer) => ({
+const bestBrotli = zlibConstants.BROTLI_MAX_QUALITY;
+/**
+ * Brotli's quality for the full list of the first snapshot an instance serves, which it cannot
+ * answer before: quality 11 took 74 ms for 200 coins on a slow core (the start's critical path,
+ * the compression sharing the instance's one core), quality 5 took 2 ms for a body 22 % larger.
+ * The view re-encodes it at the best quality right after it is served (`SnapshotView.prepare`).
+ */
+export const quickBrotli = 5;
+const brotliOptions = (json: Buffer, quality: number) => ({
   params: {
-    [zlibConstants.BROTLI_PARAM_QUALITY]: zlibConstants.BROTLI_MAX_QUALITY,
+    [zlibConstants.BROTLI_PARAM_QUALITY]: quality,
     [zlibConstants.BROTLI_PARAM_MODE]: zlibConstants.BROTLI_MODE_TEXT,
     [zlibConstants.BROTLI_PARAM_SIZE_HINT]: json.length,
   },
@@ -116,30 +124,45 @@ function representation(
   };
 }
 
+/** The br representation at `quality`: other bytes at each quality, so an ETag of its own. */
+function brotliRepresentation(brotlied: Buffer, quality: number, { tag, lastModified }: Validators) {
+  return representation(brotlied, 'br', `"${tag}-br${quality === bestBrotli ? '' : quality}"`, lastModified);
+}
+
 function encoded(
   json: Buffer,
   gzipped: Buffer,
   brotlied: Buffer,
-  { tag, lastModified }: Validators,
+  brotliQuality: number,
+  validators: Validators,
 ): EncodedBody {
+  const { tag, lastModified } = validators;
   return {
     identity: representation(json, 'identity', `"${tag}"`, lastModified),
     gzip: representation(gzipped, 'gzip', `"${tag}-gzip"`, lastModified),
-    br: representation(brotlied, 'br', `"${tag}-br"`, lastModified),
+    br: brotliRepresentation(brotlied, brotliQuality, validators),
   };
 }
 
 /** Compresses on the libuv thread pool, so the event loop keeps answering meanwhile. */
-async function encodeAsync(json: Buffer, validators: Validators): Promise<EncodedBody> {
-  const [gzipped, brotlied] = await Promise.all([gzip(json, gzipOptions), brotli(json, brotliOptions(json))]);
-  return encoded(json, gzipped, brotlied, validators);
+async function encodeAsync(
+  json: Buffer,
+  validators: Validators,
+  brotliQuality = bestBrotli,
+): Promise<EncodedBody> {
+  const [gzipped, brotlied] = await Promise.all([
+    gzip(json, gzipOptions),
+    brotli(json, brotliOptions(json, brotliQuality)),
+  ]);
+  return encoded(json, gzipped, brotlied, brotliQuality, validators);
 }
 
 function encodeNow(json: Buffer, validators: Validators): EncodedBody {
   return encoded(
     json,
     gzipSync(json, gzipOptions),
-    brotliCompressSync(json, brotliOptions(json)),
+    brotliCompressSync(json, brotliOptions(json, bestBrotli)),
+    bestBrotli,
     validators,
   );
 }
@@ -148,7 +171,9 @@ function encodeNow(json: Buffer, validators: Validators): EncodedBody {
  * What the rates endpoint serves from one committed snapshot: every body (the full list and each
  * symbol) serialized and compressed in every coding once, so requests never serialize or compress
  * anything. The full list is ready before the view is served; the single-symbol bodies are
- * prepared right after in the background, and one asked for before its turn is made on the spot.
+ * prepared right after in the background (`prepare`), and one asked for before its turn is made
+ * on the spot. A view built with a quick brotli quality (`quickBrotli`) also re-encodes the full
+ * list's br at the best quality there, first.
  */
 export class SnapshotView {
   readonly snapshot: Snapshot;
@@ -157,37 +182,58 @@ export class SnapshotView {
   readonly lastModified: string;
   /** When the collector is due to commit the next snapshot (epoch ms). */
   readonly nextRefreshMs: number;
-  readonly all: EncodedBody;
+  /** The full list; its br representation is replaced once when the view was built quickly. */
+  #all: EncodedBody;
+  #allBrotliQuality: number;
   /** Listed symbols, upper case → row. */
   readonly rowsBySymbol: ReadonlyMap<string, RateRow>;
   readonly #labels: RatesLabels;
-  readonly #tagBase: string;
+  readonly #validators: Validators;
   readonly #bySymbol = new Map<string, EncodedBody>();
   #maxAge = -1;
   #cacheControl = '';
   #superseded = false;
 
-  private constructor(snapshot: Snapshot, labels: RatesLabels, validators: Validators, all: EncodedBody) {
+  private constructor(
+    snapshot: Snapshot,
+    labels: RatesLabels,
+    validators: Validators,
+    all: EncodedBody,
+    allBrotliQuality: number,
+  ) {
     this.snapshot = snapshot;
     this.#labels = labels;
-    this.#tagBase = validators.tag;
-    this.all = all;
+    this.#validators = validators;
+    this.#all = all;
+    this.#allBrotliQuality = allBrotliQuality;
     this.updatedAtMs = Date.parse(snapshot.updated_at);
     this.lastModified = validators.lastModified;
     this.nextRefreshMs = this.updatedAtMs + labels.refreshSeconds * 1000;
     this.rowsBySymbol = new Map(snapshot.rates.map((row) => [row.symbol.toUpperCase(), row]));
   }
 
-  /** Builds the view with the full list encoded (off the event loop). */
-  static async build(snapshot: Snapshot, labels: RatesLabels): Promise<SnapshotView> {
+  /**
+   * Builds the view with the full list encoded (off the event loop), its br at `brotliQuality`
+   * (the best unless asked for `quickBrotli`).
+   */
+  static async build(
+    snapshot: Snapshot,
+    labels: RatesLabels,
+    brotliQuality = bestBrotli,
+  ): Promise<SnapshotView> {
     // The id alone could repeat after a data directory is replaced; the commit time makes reuse harmless.
     const updatedAtMs = Date.parse(snapshot.updated_at);
     const validators = {
       tag: `${snapshot.id}-${updatedAtMs.toString(36)}`,
       lastModified: new Date(updatedAtMs).toUTCString(),
     };
-    const all = await encodeAsync(ratesJson(snapshot, labels, snapshot.rates), validators);
-    return new SnapshotView(snapshot, labels, validators, all);
+    const all = await encodeAsync(ratesJson(snapshot, labels, snapshot.rates), validators, brotliQuality);
+    return new SnapshotView(snapshot, labels, validators, all, brotliQuality);
+  }
+
+  /** The full list in every coding. */
+  get all(): EncodedBody {
+    return this.#all;
   }
 
   /** Body for one listed symbol (upper case), or null when the symbol is not listed. */
@@ -201,8 +247,18 @@ export class SnapshotView {
     return made;
   }
 
-  /** Encodes every symbol's body off the event loop, one at a time, until done or superseded. */
-  async prepareSymbols(): Promise<void> {
+  /**
+   * Off the event loop, one body at a time, until done or superseded: re-encodes the full list's
+   * br at the best quality when the view was built with a quick one, then encodes every symbol's
+   * body.
+   */
+  async prepare(): Promise<void> {
+    if (this.#allBrotliQuality !== bestBrotli && !this.#superseded) {
+      const json = this.#all.identity.body;
+      const brotlied = await brotli(json, brotliOptions(json, bestBrotli));
+      this.#all = { ...this.#all, br: brotliRepresentation(brotlied, bestBrotli, this.#validators) };
+      this.#allBrotliQuality = bestBrotli;
+    }
     for (const [symbol, row] of this.rowsBySymbol) {
       if (this.#superseded) return;
       if (this.#bySymbol.has(symbol)) continue;
@@ -232,7 +288,7 @@ export class SnapshotView {
   }
 
   #symbolValidators(symbol: string): Validators {
-    return { tag: `${this.#tagBase}-${symbol}`, lastModified: this.lastModified };
+    return { tag: `${this.#validators.tag}-${symbol}`, lastModified: this.lastModified };
   }
 }
 
@@ -299,12 +355,21 @@ export class SnapshotCache {
       if (id === 0 || id === this.#view?.snapshot.id) return;
       const snapshot = await this.#store.latestSnapshot();
       if (snapshot === null || this.#closed) return;
-      const view = await SnapshotView.build(snapshot, this.#labels);
+      // With nothing served yet (the instance's start), every request waits for this view: its
+      // br is made quickly, and at the best quality once it is served.
+      const view = await SnapshotView.build(
+        snapshot,
+        this.#labels,
+        this.#view === null ? quickBrotli : undefined,
+      );
       if (this.#closed) return;
       this.#view?.supersede();
       this.#view = view;
-      void view.prepareSymbols().catch((error: unknown) => {
-        this.#logger.error({ err: error }, 'preparing single-symbol bodies failed; they are made on request');
+      void view.prepare().catch((error: unknown) => {
+        this.#logger.error(
+          { err: error },
+          'preparing bodies in the background failed; single symbols are made on request',
+        );
       });
       this.#logger.debug({ snapshot_id: snapshot.id, count: snapshot.rates.length }, 'serving new snapshot');
     } catch (error) {

@@ -1,6 +1,8 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { describe, expect, it } from 'vitest';
-import { type EncodedBody, SnapshotView } from '../../src/http/snapshot-cache.ts';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import { type EncodedBody, quickBrotli, SnapshotCache, SnapshotView } from '../../src/http/snapshot-cache.ts';
+import { createLogger } from '../../src/logger.ts';
+import { MemorySnapshotStore } from '../../src/store/memory/snapshot-store.ts';
 import { sampleSnapshot } from './fixtures.ts';
 
 const labels = { source: 'binance+nobitex', disclaimer: 'Informational.', refreshSeconds: 600 };
@@ -26,7 +28,7 @@ describe('SnapshotView', () => {
 
   it('prepares every symbol in the background, the same bytes and ETags as one made on request', async () => {
     const prepared = await SnapshotView.build(snapshot, labels);
-    await prepared.prepareSymbols();
+    await prepared.prepare();
     const onRequest = await SnapshotView.build(snapshot, labels);
     for (const row of snapshot.rates) {
       const ready = prepared.forSymbol(row.symbol) as EncodedBody;
@@ -40,11 +42,51 @@ describe('SnapshotView', () => {
     expect(prepared.forSymbol('NOPE')).toBeNull();
   });
 
+  it('built with a quick brotli quality, re-encodes the full list at the best one with its own ETag', async () => {
+    const best = await SnapshotView.build(snapshot, labels);
+    const quick = await SnapshotView.build(snapshot, labels, quickBrotli);
+    const served = quick.all;
+    expect(decoded(served)).toEqual(decoded(best.all));
+    expect(served.br.etag).not.toBe(best.all.br.etag);
+    expect(served.br.body.length).toBeGreaterThan(best.all.br.body.length);
+    // What does not depend on brotli's quality stays as it was.
+    expect(served.gzip).toBe(quick.all.gzip);
+
+    await quick.prepare();
+    expect(quick.all.br.etag).toBe(best.all.br.etag);
+    expect(quick.all.br.body.equals(best.all.br.body)).toBe(true);
+    expect(quick.all.br.fieldLines).toBe(best.all.br.fieldLines);
+    expect(quick.all.gzip).toBe(served.gzip);
+  });
+
   it('counts Cache-Control max-age down to the next refresh, never below 0', async () => {
     const view = await SnapshotView.build(snapshot, labels);
     const committedMs = Date.parse(snapshot.updated_at);
     expect(view.cacheControl(committedMs)).toBe('private, max-age=600');
     expect(view.cacheControl(committedMs + 100_500)).toBe('private, max-age=500');
     expect(view.cacheControl(committedMs + 700_000)).toBe('private, max-age=0');
+  });
+});
+
+describe('SnapshotCache', () => {
+  it('serves its first snapshot with a quick br, then the best; a later snapshot at the best at once', async () => {
+    const store = new MemorySnapshotStore();
+    await store.commitSnapshot(sampleSnapshot());
+    const cache = new SnapshotCache({ store, labels, logger: createLogger('silent'), pollMs: 60_000 });
+    onTestFinished(() => cache.close());
+    await cache.start();
+    const first = cache.current() as SnapshotView;
+    // Read before anything else is awaited: the best quality is being made in the background.
+    const servedFirst = first.all.br.etag;
+    const bestFirst = await SnapshotView.build({ id: 1, ...sampleSnapshot() }, labels);
+    expect(servedFirst).toBe(`"1-${Date.parse(sampleSnapshot().updated_at).toString(36)}-br${quickBrotli}"`);
+    await vi.waitFor(() => expect(first.all.br.etag).toBe(bestFirst.all.br.etag));
+
+    const later = sampleSnapshot('2025-01-01T12:10:00.000Z');
+    await store.commitSnapshot(later);
+    await cache.refresh();
+    const second = cache.current() as SnapshotView;
+    expect(second.snapshot.id).toBe(2);
+    expect(second.all.br.etag).toBe((await SnapshotView.build({ id: 2, ...later }, labels)).all.br.etag);
   });
 });
