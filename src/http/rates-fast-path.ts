@@ -11,6 +11,7 @@ import { RateLimitFields } from './rate-limit-fields.ts';
 import { ratesResponse } from './rates-response.ts';
 import type { ResponseHeaders } from './response-headers.ts';
 import type { EncodedBody, SnapshotCache, SnapshotView } from './snapshot-cache.ts';
+import { TurnBatch } from './turn-batch.ts';
 
 interface RatesFastPathOptions {
   snapshots: SnapshotCache;
@@ -54,11 +55,16 @@ const symbolTarget = /^\/v1\/rates\?symbol=([A-Za-z0-9]{1,20})$/;
 export class RatesFastPath {
   readonly #options: RatesFastPathOptions;
   readonly #rateLimitFields: RateLimitFields;
+  readonly #admittedThisTurn: TurnBatch;
   #heads: PreparedHeads | null = null;
 
   constructor(options: RatesFastPathOptions) {
     this.#options = options;
     this.#rateLimitFields = new RateLimitFields(options.windowSeconds);
+    // Each deferred answer catches its own faults; this hears only of what would escape them.
+    this.#admittedThisTurn = new TurnBatch((error) =>
+      options.logger.error({ err: error }, 'answering an admitted rates request failed'),
+    );
   }
 
   /**
@@ -117,26 +123,31 @@ export class RatesFastPath {
     }
     const limit = key.rateLimit ?? this.#options.defaultLimit;
     const decision = limiter.take(key.id, limit, nowMs);
-    if (!(decision instanceof Promise)) {
-      // A refusal counted nothing: the route takes its own decision and sends the 429 problem.
-      if (decision.allowed)
-        this.#send(request, response, { view, body, key, limit, taken: decision, ip, startMs }, nowMs);
-      else next(request, response);
-      return;
-    }
-    // A limiter that answers later (Redis); one that fails (it falls back to memory rather than
-    // fail) leaves the request to the route. One reaction for both outcomes, its own faults caught
-    // inside it: a `.catch` after it would cost every request a second promise.
-    const answer = (taken: RateLimitDecision | null) => {
+    // A refusal counted nothing: the route takes its own decision and sends the 429 problem. So
+    // does a limiter that fails (Redis's falls back to memory rather than fail). One reaction for
+    // every outcome, its own faults caught inside it: a `.catch` after it would cost every request
+    // of a limiter that answers later a second promise.
+    const answer = (taken: RateLimitDecision | null, answeredMs: number) => {
       try {
         if (taken?.allowed)
-          this.#send(request, response, { view, body, key, limit, taken, ip, startMs }, clock());
+          this.#send(request, response, { view, body, key, limit, taken, ip, startMs }, answeredMs);
         else next(request, response);
       } catch (error) {
         this.#fault(error, request, response, next);
       }
     };
-    decision.then(answer, () => answer(null));
+    if (decision instanceof Promise) {
+      // A limiter that answers later (Redis): its answers to one turn's requests come together.
+      decision.then(
+        (taken) => answer(taken, clock()),
+        () => answer(null, 0),
+      );
+    } else if (decision.allowed) {
+      // Written with the other answers admitted in this turn of the event loop (./turn-batch.ts).
+      this.#admittedThisTurn.defer(() => answer(decision, nowMs));
+    } else {
+      next(request, response);
+    }
   }
 
   /**
