@@ -50,6 +50,10 @@ describe.skipIf(!available)('RedisRateLimiter against real Redis', () => {
       allowed: false,
       retryAfterSeconds: 60,
     });
+    // A peek on Redis's clock sees the same window (its argument is not the take's short form).
+    expect(await limiter.peek('k', 1, farFuture)).toMatchObject({ allowed: false, retryAfterSeconds: 60 });
+    expect(await limiter.peek('k', 2, farFuture)).toMatchObject({ allowed: true, remaining: 0 });
+    expect(await limiter.take('k', 2, farFuture)).toMatchObject({ allowed: true, remaining: 0 });
     const [admittedMicroseconds] = await admissionsIn(redis, `${prefix}{k}`);
     expect(Math.abs((admittedMicroseconds as number) / 1_000_000 - Number(seconds))).toBeLessThan(5);
   });

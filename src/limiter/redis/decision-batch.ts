@@ -2,7 +2,7 @@ import type { RateLimitDecision } from '../types.ts';
 
 /**
  * Sends one batch to Redis: the keys of its decisions and the script's arguments (the window,
- * then limit, admit flag and caller time per decision); answers three integers per decision.
+ * then one per decision, ./sliding-log-script.ts); answers three integers per decision.
  */
 export type SendBatch = (keys: string[], args: Array<string | number>) => Promise<number[]>;
 
@@ -59,7 +59,8 @@ export class DecisionBatch {
     done: DecisionCallback,
   ): void {
     this.#keys.push(key);
-    this.#args.push(limit, admit, callerTime);
+    // A take on Redis's clock, what every API request asks, is its limit alone.
+    this.#args.push(admit === '1' && callerTime === '' ? limit : `${limit},${admit},${callerTime}`);
     this.#limits.push(limit);
     this.#callbacks.push(done);
     if (this.#keys.length >= maxBatchDecisions) this.#flush();
