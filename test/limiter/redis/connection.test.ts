@@ -1,9 +1,16 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { Command } from 'ioredis';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { CommandTimeoutError, redisConnection } from '../../../src/limiter/redis/connection.ts';
 import { redisAvailable, testRedisUrl } from '../../support/redis.ts';
 import { TcpProxy } from '../../support/tcp-proxy.ts';
 
 const available = await redisAvailable('Redis connection tests');
+
+/** V8's full collection, which a test may ask for (a new context sees the flag set here). */
+setFlagsFromString('--expose-gc');
+const collectGarbage = runInNewContext('gc') as () => void;
 
 /** Keeps the event loop busy for `ms`, as a burst of requests or a starved process does. */
 function block(ms: number): void {
@@ -37,6 +44,29 @@ describe.skipIf(!available)('redisConnection', () => {
     const answers = [redis.ping(), redis.ping(), redis.ping()];
     block(200);
     expect(await Promise.all(answers)).toEqual(['PONG', 'PONG', 'PONG']);
+  });
+
+  it('lets go of a command once it is answered, not a timeout later', async () => {
+    const redis = redisConnection(testRedisUrl, { commandTimeoutMs: 60_000 });
+    onTestFinished(async () => {
+      await redis.quit();
+    });
+    await redis.connect();
+    /** Sends a command, waits for its answer, and keeps only a weak reference to it. */
+    const answered = async (name: string, args: string[]) => {
+      const command = new Command(name, args, { replyEncoding: 'utf8' });
+      redis.sendCommand(command);
+      await command.promise.catch(() => {});
+      return new WeakRef(command);
+    };
+    // An answer, and an error reply (a command Redis refuses).
+    const ping = await answered('ping', []);
+    const refused = await answered('incr', ['nerkh-test:not-a-number', 'extra']);
+    // A weak reference holds its target until the end of the job that made it.
+    await new Promise((resolve) => setImmediate(resolve));
+    collectGarbage();
+    expect(ping.deref()).toBeUndefined();
+    expect(refused.deref()).toBeUndefined();
   });
 
   it('times out a command that Redis does not answer, after about the timeout', async () => {
