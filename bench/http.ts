@@ -64,6 +64,8 @@ const commandLine = new CommandLine(
   --rounds N       rounds of every load run (3)
   --seconds N      seconds of each load run (8)
   --connections N  wrk's connections (50)
+  --warm-up N      seconds each nerkh server is loaded before the first round (80: past the first
+                   minute of its process, whose one-time events would otherwise be measured)
   --only PARTS     only these parts, comma-separated: ${benchParts.join(', ')} (all; see bench/http/parts.ts)
   --redis-url URL  a Redis for the Redis rows, the burst and the outage, instead of the bench's own
                    redis-server; the bench deletes the keys it wrote there, and only those. Use a
@@ -83,6 +85,7 @@ const flags = commandLine.parse(
         rounds: { type: 'string', default: '3' },
         seconds: { type: 'string', default: '8' },
         connections: { type: 'string', default: '50' },
+        'warm-up': { type: 'string', default: '80' },
         only: { type: 'string' },
         'redis-url': { type: 'string' },
         profile: { type: 'boolean', default: false },
@@ -101,6 +104,16 @@ function countOption(name: string, value: string): number {
 const rounds = countOption('rounds', flags.rounds);
 const seconds = countOption('seconds', flags.seconds);
 const connections = countOption('connections', flags.connections);
+/**
+ * Seconds of load on each nerkh server before its first measured round. A process's first minute
+ * holds events that each run some code for the first time: the first turn of the key cache's
+ * periods (10 s), the first write of keys' last use (30 s), the first admissions to leave the
+ * limit window and the limiter's first sweep (60 s). V8 deoptimizes the code they touch and
+ * compiles it again, on the server's own core: in 2-s windows of load, p99s of 5.7 and 12.2 ms in
+ * that minute, 2.1–2.8 ms (8-s windows) after it (README "An eleventh look"). The rounds measure a
+ * process at saturation, not one starting; 80 s is past the minute with room to spare.
+ */
+const warmUpSeconds = countOption('warm-up', flags['warm-up']);
 const parts = commandLine.read(() => parseParts(flags.only));
 /** The Redis the Redis parts use: --redis-url, or the bench's own server once it runs. */
 let redisUrl = flags['redis-url'] ?? '';
@@ -386,11 +399,11 @@ try {
       `${parts.has('base') ? `${toolVersion(nginxBinary() as string, ['-v'])}, ` : ''}${toolVersion('wrk', ['-v'])}`,
   );
   console.log(
-    `parts: ${[...parts].join(', ')}; about ${Math.ceil(estimatedSeconds(parts, { rounds, seconds, burstWindowSeconds, outagePhaseSeconds }) / 60)} min`,
+    `parts: ${[...parts].join(', ')}; about ${Math.ceil(estimatedSeconds(parts, { rounds, seconds, warmUpSeconds, burstWindowSeconds, outagePhaseSeconds }) / 60)} min`,
   );
   if ([...parts].some(isLoadPart)) {
     console.log(
-      `servers on CPU ${serverCpu ?? 'any'}, wrk on CPU ${loadCpu ?? 'any'}; ${rounds} rounds × ${measuredScenarios.length} scenarios × ${loadServers.join(', ')} (all but nerkh and nginx on the full list only) × ${seconds} s, ${connections} connections; load average ${load1?.toFixed(2)}`,
+      `servers on CPU ${serverCpu ?? 'any'}, wrk on CPU ${loadCpu ?? 'any'}; ${rounds} rounds × ${measuredScenarios.length} scenarios × ${loadServers.join(', ')} (all but nerkh and nginx on the full list only) × ${seconds} s, ${connections} connections, after ${warmUpSeconds} s of load on each nerkh; load average ${load1?.toFixed(2)}`,
     );
   }
   if ((load1 ?? 0) > 0.5) console.log('warning: the machine is busy; figures will be disturbed');
@@ -567,7 +580,7 @@ try {
   let footprint: { peakRssMB: number; startups: number[] } | null = null;
   if ([...parts].some(isLoadPart)) {
     for (const server of fullListServers) {
-      await measure(server, fullList, etags, isNerkh(server) ? 3 : server === 'nginx' ? 1 : 2);
+      await measure(server, fullList, etags, isNerkh(server) ? warmUpSeconds : server === 'nginx' ? 1 : 2);
     }
     for (const scenario of measuredScenarios) {
       results.set(scenario.name, Object.fromEntries(fullListServers.map((server) => [server, []])));

@@ -33,6 +33,8 @@ export function isLoadPart(part: BenchPart): boolean {
 interface Timing {
   rounds: number;
   seconds: number;
+  /** Load on each nerkh server before its first round. */
+  warmUpSeconds: number;
   /** Length of the burst's limit window: the straddling burst waits one out. */
   burstWindowSeconds: number;
   /** Length of each of the outage's three phases. */
@@ -48,11 +50,11 @@ export function estimatedSeconds(parts: ReadonlySet<BenchPart>, timing: Timing):
   const loadRuns = (servers: number) => rounds * servers * seconds;
   let total = 20;
   // nerkh in memory on the full list, warmed up: the yardstick of every load part.
-  if ([...parts].some(isLoadPart)) total += 3 + (parts.has('base') ? 0 : loadRuns(1));
+  if ([...parts].some(isLoadPart)) total += timing.warmUpSeconds + (parts.has('base') ? 0 : loadRuns(1));
   // nginx and nerkh on four scenarios, node:http and raw TCP on the first; 90,000 more keys
   // issued, a few passes to use all 100,000, seven starts.
   if (parts.has('base')) total += 1 + loadRuns(9) + 15 + 3 * seconds + 7;
-  if (parts.has('redis')) total += 3 + loadRuns(1);
+  if (parts.has('redis')) total += timing.warmUpSeconds + loadRuns(1);
   if (parts.has('peers')) total += 3 * 2 + loadRuns(3);
   if (parts.has('burst')) total += 10 + timing.burstWindowSeconds;
   if (parts.has('outage')) total += 5 + 3 * timing.outagePhaseSeconds;
