@@ -1,5 +1,8 @@
 /** Reading nerkh's log: one JSON object a line, access-log lines with `msg` "request". */
 
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+
 /** The three parts of a run in which something was taken away and given back. */
 export const phases = ['before', 'during', 'after'] as const;
 export type Phase = (typeof phases)[number];
@@ -76,13 +79,21 @@ export function tallyLogByPhase(
 }
 
 /**
+ * The lines of a log file, read as they come: a run's log (an access line per request, millions
+ * of them after a long warm-up) can outgrow the longest string V8 makes (512 MiB).
+ */
+export function logLines(path: string): AsyncIterable<string> {
+  return createInterface({ input: createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY });
+}
+
+/**
  * What nerkh logged about where its limits live (`rate limits: …`), as `time message (reason)`:
  * a Redis command that fails or times out sends the instance to its own in-memory limit until
  * Redis answers a probe again.
  */
-export function limiterEvents(log: string): string[] {
+export async function limiterEvents(lines: AsyncIterable<string> | Iterable<string>): Promise<string[]> {
   const events: string[] = [];
-  for (const text of log.split('\n')) {
+  for await (const text of lines) {
     if (!text.includes('"rate limits: ')) continue;
     const line = JSON.parse(text) as { time: string; msg: string; reason?: string };
     events.push(`${line.time} ${line.msg}${line.reason ? ` (${line.reason})` : ''}`);

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
@@ -6,7 +6,7 @@ import { admitted, burst, formatCounts, type StatusCounts } from './burst.ts';
 import type { BenchKey } from './fixture.ts';
 import { freePort } from './free-port.ts';
 import { type NerkhProcess, startNerkh } from './nerkh.ts';
-import { limiterEvents } from './nerkh-log.ts';
+import { limiterEvents, logLines } from './nerkh-log.ts';
 import type { StaticServer } from './nginx.ts';
 import { type PeerOptions, peerRedisKey, startPeer } from './peers.ts';
 
@@ -173,7 +173,7 @@ export async function measureOverAdmission(setup: OverAdmissionSetup): Promise<v
     // A clean stop writes out every log line still collected.
     await Promise.all(running.map((server) => server.stop()));
     for (const [index, nerkh] of nerkhLogs.entries()) {
-      for (const event of limiterEvents(readFileSync(nerkh, 'utf8'))) {
+      for (const event of await limiterEvents(logLines(nerkh))) {
         console.log(`    nerkh instance ${index + 1} logged: ${event}`);
       }
     }

@@ -64,7 +64,7 @@ describe('tallyLogByPhase', () => {
 });
 
 describe('limiterEvents', () => {
-  it('lists the lines about where the limits live, with their reason, and nothing else', () => {
+  it('lists the lines about where the limits live, with their reason, and nothing else', async () => {
     const log = [
       line('2026-01-01T00:00:01.000Z', { msg: 'request', status: 200 }),
       line('2026-01-01T00:00:02.000Z', {
@@ -73,8 +73,8 @@ describe('limiterEvents', () => {
         reason: 'Redis does not answer (Command timed out)',
       }),
       line('2026-01-01T00:00:03.000Z', { msg: 'rate limits: Redis answers again' }),
-    ].join('\n');
-    expect(limiterEvents(log)).toEqual([
+    ];
+    expect(await limiterEvents(log)).toEqual([
       '2026-01-01T00:00:02.000Z rate limits: Redis unreachable, each API instance now limits requests on its own (Redis does not answer (Command timed out))',
       '2026-01-01T00:00:03.000Z rate limits: Redis answers again',
     ]);
