@@ -46,11 +46,11 @@ import { type BenchKey, commitBenchSnapshot, issueBenchKeys } from './http/fixtu
 import { freePort } from './http/free-port.ts';
 import { type Fetched, get } from './http/http-get.ts';
 import { type NerkhProcess, startNerkh } from './http/nerkh.ts';
-import { limiterEvents } from './http/nerkh-log.ts';
+import { limiterEvents, logLines } from './http/nerkh-log.ts';
 import { nginxBinary, type StaticServer, startNginx } from './http/nginx.ts';
 import { startNodeReference } from './http/node-floor.ts';
 import { measureOverAdmission } from './http/over-admission.ts';
-import { benchParts, estimatedSeconds, isLoadPart, parseParts } from './http/parts.ts';
+import { benchParts, estimatedSeconds, isLoadPart, parseParts, reloadSeconds } from './http/parts.ts';
 import { startPeer } from './http/peers.ts';
 import { busyShare, cpuTimes, processTreeCpuMicros } from './http/process-cpu.ts';
 import { mainThreadProfileIn, selfTimes } from './http/profile.ts';
@@ -403,7 +403,7 @@ try {
   );
   if ([...parts].some(isLoadPart)) {
     console.log(
-      `servers on CPU ${serverCpu ?? 'any'}, wrk on CPU ${loadCpu ?? 'any'}; ${rounds} rounds × ${measuredScenarios.length} scenarios × ${loadServers.join(', ')} (all but nerkh and nginx on the full list only) × ${seconds} s, ${connections} connections, after ${warmUpSeconds} s of load on each nerkh; load average ${load1?.toFixed(2)}`,
+      `servers on CPU ${serverCpu ?? 'any'}, wrk on CPU ${loadCpu ?? 'any'}; ${rounds} rounds × ${measuredScenarios.length} scenarios × ${loadServers.join(', ')} (all but nerkh and nginx on the full list only) × ${seconds} s (each after ${reloadSeconds} s of the same load), ${connections} connections, after ${warmUpSeconds} s of load on each nerkh; load average ${load1?.toFixed(2)}`,
     );
   }
   if ((load1 ?? 0) > 0.5) console.log('warning: the machine is busy; figures will be disturbed');
@@ -574,7 +574,8 @@ try {
   }
 
   // 3. Warm up every server (JIT, connection setup), then alternate the servers within each
-  // scenario, reversing the order every other round.
+  // scenario, reversing the order every other round; each measured run follows a few seconds of
+  // the same load (reloadSeconds).
   const fullListServers = serverNames.filter((server) => servers[server] !== undefined);
   const results = new Map<string, Partial<Record<ServerName, LoadResult[]>>>();
   let footprint: { peakRssMB: number; startups: number[] } | null = null;
@@ -593,6 +594,7 @@ try {
             : fullListServers.filter((s) => s === 'nginx' || s === 'nerkh');
         if (round % 2 === 1) order.reverse();
         for (const server of order) {
+          await measure(server, scenario, etags, reloadSeconds);
           const redisCpuBefore = ownRedis?.cpuMicros() ?? 0;
           const pid = servers[server]?.pid ?? 0;
           const serverCpuBefore = processTreeCpuMicros(pid);
@@ -796,9 +798,7 @@ try {
     }
     // A Redis command that times out sends nerkh to its in-memory limit for a while: then the
     // Redis row measured partly that, and says so.
-    const fallbacks = ran('nerkhRedis')
-      ? limiterEvents(readFileSync(join(work, 'nerkh-redis.log'), 'utf8'))
-      : [];
+    const fallbacks = ran('nerkhRedis') ? await limiterEvents(logLines(join(work, 'nerkh-redis.log'))) : [];
     if (fallbacks.length > 0) {
       console.log('  nerkh with Redis left Redis during the run; its row is partly in-memory limits:');
       for (const event of fallbacks) console.log(`    ${event}`);

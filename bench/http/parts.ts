@@ -42,12 +42,23 @@ interface Timing {
 }
 
 /**
+ * Seconds of load, not measured, right before each measured run: every server meets its round's
+ * load already running, not after the minute or more it idled while the others were measured.
+ * After such a pause nerkh's first seconds of load ran V8's optimized code of node:http's request
+ * path and its own against objects whose maps had changed meanwhile, and paid for it again (24
+ * deoptimizations in the first 8 s after 85 s idle, none in the next two runs; a p99 of 5.3 ms
+ * against 3.4 and 2.7; README "An eleventh look"). What the rounds compare is servers at
+ * saturation.
+ */
+export const reloadSeconds = 2;
+
+/**
  * Roughly how long the selected parts take, in seconds, from what each runs: the build and the
  * data first; per round one load run per server and scenario; warm-ups; waits.
  */
 export function estimatedSeconds(parts: ReadonlySet<BenchPart>, timing: Timing): number {
   const { rounds, seconds } = timing;
-  const loadRuns = (servers: number) => rounds * servers * seconds;
+  const loadRuns = (servers: number) => rounds * servers * (reloadSeconds + seconds);
   let total = 20;
   // nerkh in memory on the full list, warmed up: the yardstick of every load part.
   if ([...parts].some(isLoadPart)) total += timing.warmUpSeconds + (parts.has('base') ? 0 : loadRuns(1));
