@@ -49,8 +49,8 @@ interface SentCommand {
  */
 class ReadBeforeTimeoutRedis extends Redis {
   readonly #timeoutMs: number;
-  /** In sending order from #head on; the slots before #head are emptied. */
-  #sent: Array<SentCommand | undefined> = [];
+  /** In sending order from #head on. */
+  #sent: SentCommand[] = [];
   #head = 0;
   /** Whether the timer, or the check that follows it, is pending. */
   #watching = false;
@@ -65,7 +65,6 @@ class ReadBeforeTimeoutRedis extends Redis {
   readonly #expire = (cutoff: number) => {
     while (this.#head < this.#sent.length && (this.#sent[this.#head] as SentCommand).deadline <= cutoff) {
       const { command } = this.#sent[this.#head] as SentCommand;
-      this.#sent[this.#head] = undefined;
       this.#head++;
       command?.reject(new CommandTimeoutError());
     }
@@ -102,10 +101,8 @@ class ReadBeforeTimeoutRedis extends Redis {
 
   /** Forgets the answered commands at the front, and the space of every command passed. */
   #dropAnswered(): void {
-    while (this.#head < this.#sent.length && (this.#sent[this.#head] as SentCommand).command === null) {
-      this.#sent[this.#head] = undefined;
+    while (this.#head < this.#sent.length && (this.#sent[this.#head] as SentCommand).command === null)
       this.#head++;
-    }
     if (this.#head === this.#sent.length) {
       this.#sent = [];
       this.#head = 0;
