@@ -70,7 +70,7 @@ interface KeyAuthenticatorOptions {
   presentedMs?: number;
   /** How often batched last-use times are written. */
   flushMs?: number;
-  /** Keys per last-use transaction (default 500, ~1.5 ms of store work each). */
+  /** Keys per last-use transaction (default 500: ~0.3 ms of the event loop to build and hand over). */
   flushChunk?: number;
   /** Bound on cached valid keys; set it above the number of keys in use, so none is ever evicted. */
   validCacheSize?: number;
@@ -286,8 +286,9 @@ export class KeyAuthenticator {
 
   /**
    * Writes the pending last-use times in transactions of at most `flushChunk` keys, letting
-   * requests run between them: an embedded store writes on the event loop, and one transaction
-   * for every key in use (~30 ms for 10,000 keys here) would stall every request in flight.
+   * requests run between them. The stores write off the event loop (SQLite on a thread of its
+   * own, PostgreSQL over the network), but the event loop builds and hands over each batch: ~0.3
+   * ms for 500 keys, ~4 ms for 10,000 at once, a stall for every request in flight.
    */
   async flushLastUse(): Promise<void> {
     this.#keepPendingUses(this.#valid.values());

@@ -1,13 +1,17 @@
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { promisify } from 'node:util';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { issueApiKey } from '../../src/keys/issue-key.ts';
+import { projectRoot } from '../../src/project-root.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { sampleSnapshot } from '../http/fixtures.ts';
 import { binPath, freePort, runCli } from './run-cli.ts';
+
+const execFileAsync = promisify(execFile);
 
 let dataDir: string;
 beforeEach(() => {
@@ -15,29 +19,46 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
 
-describe('nerkh serve', () => {
-  it('--role api serves what is in the store (no collector), and exits 0 on SIGTERM', {
+/** The production bundle (`npm run build`), built once into a folder of its own under dist/ for these tests. */
+let bundleDir: string;
+beforeAll(async () => {
+  mkdirSync(join(projectRoot, 'dist'), { recursive: true });
+  bundleDir = mkdtempSync(join(projectRoot, 'dist', 'test-'));
+  await execFileAsync('npm', ['run', 'build', '--', `--outfile=${join(bundleDir, 'nerkh.js')}`], {
+    cwd: projectRoot,
+  });
+}, 60_000);
+afterAll(() => rmSync(bundleDir, { recursive: true, force: true }));
+
+describe.each([
+  ['the bin', () => binPath],
+  ['the bundle', () => join(bundleDir, 'nerkh.js')],
+])('nerkh serve, run from %s', (_, entry) => {
+  it("--role api serves what is in the store (no collector), writes the keys' last use and exits 0 on SIGTERM", {
     timeout: 30_000,
   }, async () => {
-    const store = await openStore(loadConfig({ NERKH_DATA_DIR: dataDir }));
+    const config = loadConfig({ NERKH_DATA_DIR: dataDir });
+    const store = await openStore(config);
     await store.snapshots.commitSnapshot(sampleSnapshot(new Date().toISOString()));
-    const { key } = await issueApiKey(store.keys, { org: 'A', purpose: 'p' });
+    const { key, record } = await issueApiKey(store.keys, { org: 'A', purpose: 'p' });
     await store.close();
 
     const port = await freePort();
-    const child = spawn(process.execPath, [binPath, 'serve', '--role', 'api'], {
+    const child = spawn(process.execPath, [entry(), 'serve', '--role', 'api'], {
       env: { ...process.env, PORT: String(port), NERKH_DATA_DIR: dataDir, LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     try {
-      await new Promise<void>((resolve) => {
+      await new Promise<void>((resolve, reject) => {
         let logs = '';
         child.stdout?.on('data', (chunk: Buffer) => {
           logs += chunk.toString();
           if (logs.includes('nerkh is running')) resolve();
         });
+        child.once('exit', (code) => reject(new Error(`nerkh exited with code ${code} before it ran`)));
       });
+      const before = Date.now();
       const response = await fetch(`http://127.0.0.1:${port}/v1/rates?symbol=usdt`, {
         headers: { 'x-api-key': key },
       });
@@ -46,11 +67,18 @@ describe('nerkh serve', () => {
       expect(body.rates[0]?.symbol).toBe('USDT');
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
+      // Written at shutdown, on the store's write thread.
+      const reopened = await openStore(config);
+      const lastUsed = (await reopened.keys.getApiKey(record.id))?.last_used_at;
+      await reopened.close();
+      expect(Date.parse(lastUsed ?? '')).toBeGreaterThanOrEqual(before - 1_000);
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
     }
   });
+});
 
+describe('nerkh serve', () => {
   it('stops in one line naming the server when NERKH_DATABASE_URL does not answer, never its password', async () => {
     const result = await runCli(['serve'], {
       NERKH_DATA_DIR: dataDir,

@@ -4,6 +4,9 @@ import Database from 'better-sqlite3';
 
 export type SqliteDatabase = Database.Database;
 
+/** How long a connection waits for another process's or thread's write lock before failing. */
+export const busyTimeoutMs = 5000;
+
 /**
  * Schema migrations, append-only: each entry runs once, in order, inside a transaction, and
  * `PRAGMA user_version` records how many have run. Never edit a released entry; add a new one.
@@ -90,7 +93,7 @@ export function openSqlite(file: string): SqliteDatabase {
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
-  db.pragma('busy_timeout = 5000');
+  db.pragma(`busy_timeout = ${busyTimeoutMs}`);
   db.pragma('foreign_keys = ON');
   const applied = db.pragma('user_version', { simple: true }) as number;
   for (let index = applied; index < migrations.length; index++) {

@@ -1,6 +1,7 @@
 import type { ApiKeyRecord } from '../../keys/api-key-record.ts';
 import type { ApiKeyStore } from '../types.ts';
 import type { SqliteDatabase } from './database.ts';
+import { SqliteStatementThread } from './statement-thread.ts';
 
 const columns =
   'id, prefix, hash, org, contact, purpose, rate_limit, created_at, expires_at, revoked_at, last_used_at';
@@ -8,7 +9,8 @@ const columns =
 /**
  * Issued keys in SQLite. The CLI writes from its own process while servers read: WAL and
  * busy_timeout (set in openSqlite) let both proceed, and the api_keys_version counter, bumped by
- * triggers, tells every reader that its cache is stale.
+ * triggers, tells every reader that its cache is stale. Last-use times are written on a thread of
+ * their own (statement-thread.ts), through a second connection to the same file.
  */
 export class SqliteApiKeyStore implements ApiKeyStore {
   readonly #insert;
@@ -16,7 +18,6 @@ export class SqliteApiKeyStore implements ApiKeyStore {
   readonly #byId;
   readonly #list;
   readonly #revoke;
-  readonly #touch;
   readonly #version;
   readonly #recordUse;
 
@@ -31,13 +32,11 @@ export class SqliteApiKeyStore implements ApiKeyStore {
     this.#revoke = db.prepare<[string, string], never>(
       'UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL',
     );
-    this.#touch = db.prepare<[string, string, string], never>(
+    this.#version = db.prepare<[], { version: number }>('SELECT version FROM api_keys_version WHERE id = 1');
+    this.#recordUse = new SqliteStatementThread(
+      db.name,
       'UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)',
     );
-    this.#version = db.prepare<[], { version: number }>('SELECT version FROM api_keys_version WHERE id = 1');
-    this.#recordUse = db.transaction((lastUsed: ReadonlyMap<string, string>) => {
-      for (const [id, at] of lastUsed) this.#touch.run(at, id, at);
-    });
   }
 
   async insertApiKey(record: ApiKeyRecord): Promise<void> {
@@ -62,10 +61,18 @@ export class SqliteApiKeyStore implements ApiKeyStore {
   }
 
   async recordApiKeyUse(lastUsed: ReadonlyMap<string, string>): Promise<void> {
-    if (lastUsed.size > 0) this.#recordUse.immediate(lastUsed);
+    if (lastUsed.size === 0) return;
+    const rows: [string, string, string][] = [];
+    for (const [id, at] of lastUsed) rows.push([at, id, at]);
+    await this.#recordUse.run(rows);
   }
 
   async apiKeysVersion(): Promise<number> {
     return this.#version.get()?.version ?? 0;
+  }
+
+  /** Waits for the last-use writes under way and stops their thread. */
+  close(): Promise<void> {
+    return this.#recordUse.close();
   }
 }

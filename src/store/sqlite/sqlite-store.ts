@@ -20,13 +20,15 @@ export function openSqliteStore(
 ): SqliteStore {
   const file = join(config.NERKH_DATA_DIR, 'nerkh.db');
   const db = openSqlite(file);
+  const keys = new SqliteApiKeyStore(db);
   return {
     snapshots: new SqliteSnapshotStore(db, config.NERKH_SNAPSHOT_RETENTION),
-    keys: new SqliteApiKeyStore(db),
+    keys,
     keyRequests: new SqliteKeyRequestStore(db),
     location: file,
     db,
     close: async () => {
+      await keys.close();
       db.close();
     },
   };

@@ -6,6 +6,7 @@ import { loadConfig } from '../../../src/config.ts';
 import { hashApiKey } from '../../../src/keys/api-key.ts';
 import { issueApiKey } from '../../../src/keys/issue-key.ts';
 import { openStore } from '../../../src/store/open-store.ts';
+import { openSqlite } from '../../../src/store/sqlite/database.ts';
 import { describeKeyStoreContract } from '../key-store-contract.ts';
 import { openTempSqliteStore } from './temp-sqlite-store.ts';
 
@@ -32,6 +33,33 @@ describe('SqliteApiKeyStore across connections', () => {
     } finally {
       await server.close();
       await cli.close();
+    }
+  });
+
+  it('writes last use while the file is locked by another writer without holding up the event loop', async () => {
+    const config = loadConfig({ NERKH_DATA_DIR: dataDir });
+    const server = await openStore(config);
+    const cli = openSqlite(join(dataDir, 'nerkh.db'));
+    try {
+      const { record } = await issueApiKey(server.keys, { org: 'A', purpose: 'p' });
+      cli.exec('BEGIN IMMEDIATE');
+      let written = false;
+      const writing = server.keys
+        .recordApiKeyUse(new Map([[record.id, '2025-01-02T00:00:00.000Z']]))
+        .then(() => {
+          written = true;
+        });
+      const started = performance.now();
+      for (let tick = 0; tick < 10; tick++) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(performance.now() - started).toBeLessThan(1_000);
+      expect(written).toBe(false);
+      cli.exec('COMMIT');
+      await writing;
+      expect((await server.keys.getApiKey(record.id))?.last_used_at).toBe('2025-01-02T00:00:00.000Z');
+    } finally {
+      if (cli.inTransaction) cli.exec('ROLLBACK');
+      cli.close();
+      await server.close();
     }
   });
 

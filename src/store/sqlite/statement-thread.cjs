@@ -1,0 +1,38 @@
+'use strict';
+// The thread that statement-thread.ts starts (see there for why it exists). Plain JavaScript, so
+// it runs as it is however nerkh runs: from its sources through tsx, from the bundle, in the tests.
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+
+const messageOf = (error) => (error instanceof Error ? error.message : String(error));
+
+let db;
+let runAll;
+try {
+  db = new Database(workerData.file);
+  // Set per connection: the same as openSqlite (database.ts) sets on the main one.
+  db.pragma('synchronous = FULL');
+  db.pragma(`busy_timeout = ${workerData.busyTimeoutMs}`);
+  const statement = db.prepare(workerData.sql);
+  runAll = db.transaction((rows) => {
+    for (const row of rows) statement.run(...row);
+  });
+} catch (error) {
+  // Said in a message: an error thrown out of a thread reaches the main thread without SQLite's text.
+  parentPort.postMessage({ fatal: messageOf(error) });
+  process.exit(1);
+}
+
+parentPort.on('message', (message) => {
+  if (message.close) {
+    db.close();
+    parentPort.close();
+    return;
+  }
+  try {
+    runAll.immediate(message.rows);
+    parentPort.postMessage({ id: message.id });
+  } catch (error) {
+    parentPort.postMessage({ id: message.id, error: messageOf(error) });
+  }
+});

@@ -1,0 +1,76 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openSqlite, type SqliteDatabase } from '../../../src/store/sqlite/database.ts';
+import { SqliteStatementThread } from '../../../src/store/sqlite/statement-thread.ts';
+
+describe('SqliteStatementThread', () => {
+  let dataDir: string;
+  let file: string;
+  let db: SqliteDatabase;
+  const threads: SqliteStatementThread[] = [];
+  const openThread = (sql: string) => {
+    const thread = new SqliteStatementThread(file, sql);
+    threads.push(thread);
+    return thread;
+  };
+  const values = () => db.prepare('SELECT v FROM t ORDER BY v').pluck().all();
+
+  beforeEach(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'nerkh-thread-'));
+    file = join(dataDir, 'nerkh.db');
+    db = openSqlite(file);
+    db.exec('CREATE TABLE t (v INTEGER NOT NULL CHECK (v > 0))');
+  });
+  afterEach(async () => {
+    for (const thread of threads.splice(0)) await thread.close();
+    db.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('commits a batch, seen at once by another connection', async () => {
+    const thread = openThread('INSERT INTO t (v) VALUES (?)');
+    await thread.run([[1], [2], [3]]);
+    expect(values()).toEqual([1, 2, 3]);
+  });
+
+  it("fails a batch with SQLite's own message and writes none of it; the next batch is written", async () => {
+    const thread = openThread('INSERT INTO t (v) VALUES (?)');
+    await expect(thread.run([[1], [-1]])).rejects.toThrow(/CHECK constraint failed/);
+    expect(values()).toEqual([]);
+    await thread.run([[2]]);
+    expect(values()).toEqual([2]);
+  });
+
+  it("fails every batch with SQLite's message when the statement cannot be prepared", async () => {
+    const thread = openThread('INSERT INTO missing (v) VALUES (?)');
+    await expect(thread.run([[1]])).rejects.toThrow(/no such table: missing/);
+    await expect(thread.run([[2]])).rejects.toThrow(/no such table: missing/);
+  });
+
+  it('waits for the write lock while the event loop runs, and writes once it is free', async () => {
+    const thread = openThread('INSERT INTO t (v) VALUES (?)');
+    db.exec('BEGIN IMMEDIATE');
+    let settled = false;
+    const written = thread.run([[7]]).finally(() => {
+      settled = true;
+    });
+    // Timers keep firing on time while the thread waits for the lock this connection holds.
+    const started = performance.now();
+    for (let tick = 0; tick < 10; tick++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(settled).toBe(false);
+    db.exec('COMMIT');
+    await written;
+    expect(values()).toEqual([7]);
+  });
+
+  it('commits the batches under way before it closes', async () => {
+    const thread = openThread('INSERT INTO t (v) VALUES (?)');
+    const batches = [thread.run([[1]]), thread.run([[2]]), thread.run([[3]])];
+    await thread.close();
+    await Promise.all(batches);
+    expect(values()).toEqual([1, 2, 3]);
+  });
+});
