@@ -13,6 +13,7 @@ try {
   // Set per connection: the same as openSqlite (database.ts) sets on the main one.
   db.pragma('synchronous = FULL');
   db.pragma(`busy_timeout = ${workerData.busyTimeoutMs}`);
+  db.pragma(`cache_size = -${workerData.cacheKiB}`);
   const statement = db.prepare(workerData.sql);
   runAll = db.transaction((rows) => {
     for (const row of rows) statement.run(...row);
