@@ -11,8 +11,8 @@ const driver = fileURLToPath(import.meta.resolve('better-sqlite3'));
 /**
  * The thread's page cache, in KiB. better-sqlite3 builds SQLite with 16,000 KiB per connection
  * (`SQLITE_DEFAULT_CACHE_SIZE` in its deps/defines.gypi), which this connection, which only writes,
- * filled with its batches' pages: a process writing 10,000 keys' last use held 13–14 MB more. With
- * 1 MiB it holds 1–2 MB more, and a batch takes as long.
+ * filled with its batches' pages: a process writing 10,000 keys' last use held 13–15 MB more. With
+ * 1 MiB it holds 1–3 MB more, and a batch takes as long.
  */
 const cacheKiB = 1024;
 
