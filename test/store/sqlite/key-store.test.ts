@@ -49,6 +49,7 @@ describe('SqliteApiKeyStore across connections', () => {
         .then(() => {
           written = true;
         });
+      // Timers keep firing on time while the write waits for the lock the other connection holds.
       const started = performance.now();
       for (let tick = 0; tick < 10; tick++) await new Promise((resolve) => setTimeout(resolve, 20));
       expect(performance.now() - started).toBeLessThan(1_000);
