@@ -4,8 +4,20 @@ import Database from 'better-sqlite3';
 
 export type SqliteDatabase = Database.Database;
 
-/** How long a connection waits for another process's or thread's write lock before failing. */
-export const busyTimeoutMs = 5000;
+/**
+ * What every connection to the file is set to: the main one (openSqlite) and the write thread's
+ * (statement-thread.ts). WAL lets CLI writers (`nerkh keys revoke`) and the write thread work while
+ * a server reads; `synchronous = FULL` makes every committed transaction durable before the commit
+ * returns, so `kill -9` or a power cut never loses a committed snapshot or an issued key
+ * (https://www.sqlite.org/pragma.html#pragma_synchronous); busy_timeout lets a writer wait 5 s for
+ * another process's or thread's write lock before failing.
+ */
+export const connectionPragmas: readonly string[] = [
+  'journal_mode = WAL',
+  'synchronous = FULL',
+  'busy_timeout = 5000',
+  'foreign_keys = ON',
+];
 
 /** The main connection's page cache, in KiB (see openSqlite). */
 const cacheKiB = 2000;
@@ -86,23 +98,18 @@ const migrations: readonly string[] = [
 ];
 
 /**
- * Opens (creating if needed) the SQLite file and brings its schema up to date. WAL lets CLI
- * writers (`nerkh keys revoke`) work while a server reads; `synchronous = FULL` makes every
- * committed transaction durable before the commit returns, so `kill -9` or a power cut never
- * loses a committed snapshot or an issued key (https://www.sqlite.org/pragma.html#pragma_synchronous).
- * The page cache is SQLite's stock 2,000 KiB (https://www.sqlite.org/pragma.html#pragma_cache_size),
- * where better-sqlite3 builds it with 16,000: the kernel's page cache holds the file anyway, what
+ * Opens (creating if needed) the SQLite file, sets the connection up (connectionPragmas) and brings
+ * its schema up to date. The page cache is SQLite's stock 2,000 KiB
+ * (https://www.sqlite.org/pragma.html#pragma_cache_size), where better-sqlite3 builds it with
+ * 16,000: the kernel's page cache holds the file anyway, what
  * is read per request is held in nerkh's own caches, and an API process that had looked up
  * 100,000 keys held 11–15 MB more with the larger one (README "Performance").
  */
 export function openSqlite(file: string): SqliteDatabase {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
-  db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+  for (const pragma of connectionPragmas) db.pragma(pragma);
   db.pragma(`cache_size = -${cacheKiB}`);
-  db.pragma('foreign_keys = ON');
   const applied = db.pragma('user_version', { simple: true }) as number;
   for (let index = applied; index < migrations.length; index++) {
     const sql = migrations[index] as string;

@@ -10,10 +10,7 @@ let db;
 let runAll;
 try {
   db = new Database(workerData.file);
-  // Set per connection: the same as openSqlite (database.ts) sets on the main one.
-  db.pragma('synchronous = FULL');
-  db.pragma(`busy_timeout = ${workerData.busyTimeoutMs}`);
-  db.pragma(`cache_size = -${workerData.cacheKiB}`);
+  for (const pragma of workerData.pragmas) db.pragma(pragma);
   const statement = db.prepare(workerData.sql);
   runAll = db.transaction((rows) => {
     for (const row of rows) statement.run(...row);

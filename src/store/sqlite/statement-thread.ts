@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { projectRoot } from '../../project-root.ts';
-import { busyTimeoutMs } from './database.ts';
+import { connectionPragmas } from './database.ts';
 
 /** The thread's script: plain JavaScript beside this file, found from the project folder in every mode. */
 const threadScript = join(projectRoot, 'src', 'store', 'sqlite', 'statement-thread.cjs');
@@ -44,7 +44,7 @@ interface Thread {
  * per process, so both connections use one copy of SQLite: two copies in one process would not
  * see each other's POSIX locks (https://www.sqlite.org/howtocorrupt.html, section 2.2.1). WAL
  * lets this connection write while the main one reads, and busy_timeout lets it wait for another
- * writer, as on the main connection.
+ * writer: it is set up as the main connection is (connectionPragmas in database.ts).
  *
  * The thread starts at the first batch (a process that never writes never pays its ~12 MB), keeps
  * the process alive only while a batch is under way, and is started again after a crash.
@@ -84,7 +84,12 @@ export class SqliteStatementThread {
 
   #start(): Thread {
     const worker = new Worker(threadScript, {
-      workerData: { driver, file: this.#file, sql: this.#sql, busyTimeoutMs, cacheKiB },
+      workerData: {
+        driver,
+        file: this.#file,
+        sql: this.#sql,
+        pragmas: [...connectionPragmas, `cache_size = -${cacheKiB}`],
+      },
     });
     const thread: Thread = { worker, waiting: new Map() };
     worker.unref();
