@@ -1,11 +1,12 @@
 /**
  * What a limit decision costs Redis, by how many admissions the key holds in its window: the
  * script of src/limiter/redis/sliding-log-script.ts, run through RedisRateLimiter as the API runs
- * it (the decisions of one turn in one script call), against a redis-server the bench starts for
- * itself (on CPU 1 when the machine has two). Each key first holds the given number of admissions
- * spread over its window, written in the script's format; the decisions then visit the keys in turn on
- * the caller's clock, advanced so that each decision of a key finds one of its admissions expired
- * and adds one, as a key used at a steady rate does. Redis's CPU time (/proc) ÷ decisions.
+ * it (a turn's decisions in script calls of `batchDecisions`), against a redis-server the bench
+ * starts for itself (on CPU 1 when the machine has two). Each key first holds the given number
+ * of admissions spread over its window, written in the script's format; the decisions then visit
+ * the keys in turn on the caller's clock, advanced so that each decision of a key finds one of its
+ * admissions expired and adds one, as a key used at a steady rate does. Redis's CPU time (/proc) ÷
+ * decisions.
  * A last row measures the decision every API request asks for: a take on Redis's own clock
  * under the default limit, over keys that each hold a few admissions.
  * Run: npm run bench:redis-limiter [-- --seconds 4]
@@ -15,6 +16,7 @@ import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { CommandLine } from '../scripts/command-line.ts';
+import { batchDecisions } from '../src/limiter/redis/decision-batch.ts';
 import { RedisRateLimiter } from '../src/limiter/redis-limiter.ts';
 import type { RateLimitDecision } from '../src/limiter/types.ts';
 import { freePort } from './http/free-port.ts';
@@ -38,8 +40,8 @@ if (!(seconds > 0)) commandLine.refuse(`--seconds must be a positive number, not
 const keyLengths = [10, 60, 300, 1000, 3000];
 const keys = 1000;
 const windowMs = 60_000;
-/** Decisions asked for at once: one script call, as the API sends the decisions of one turn. */
-const decisionsPerTurn = 25;
+/** Decisions asked for at once: one script call, as the API sends a turn's decisions. */
+const decisionsPerTurn = batchDecisions;
 const limit = 1_000_000;
 
 const redisServer = await startBenchRedisServer({
@@ -109,9 +111,9 @@ async function apiPathRow(): Promise<void> {
 }
 
 /**
- * Takes decisions for `seconds`, `decisionsPerTurn` at once as the API sends one turn's, decision
- * i being `decide(i)`: how many were refused, how many were taken a second, and Redis's CPU time
- * per decision.
+ * Takes decisions for `seconds`, `decisionsPerTurn` at once as the API sends a full script call,
+ * decision i being `decide(i)`: how many were refused, how many were taken a second, and Redis's
+ * CPU time per decision.
  */
 async function timedDecisions(
   decide: (index: number) => Promise<RateLimitDecision>,
