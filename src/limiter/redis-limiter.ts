@@ -45,7 +45,7 @@ interface RedisRateLimiterOptions {
  * the "sliding window" of others (e.g. @upstash/ratelimit) weighs the previous fixed window's count,
  * an approximation that can also over- or under-admit.
  *
- * The decisions of one event-loop turn go to Redis together, in script calls of 16 (DecisionBatch).
+ * The decisions of one event-loop turn go to Redis in script calls of 16 (DecisionBatch).
  * A call's keys span hash slots: standalone Redis, the only kind nerkh connects to, accepts that; a
  * Redis Cluster would refuse it (CROSSSLOT), and a client for one would have to split each batch
  * by slot (the `{key}` hash tag keeps all of one key's data on one slot, so that split is possible).
