@@ -20,9 +20,9 @@ export type DecisionCallback = (decision: RateLimitDecision | null, error?: unkn
  * of the turn that asked for them, and what is left at the end of the turn goes then. Sent once a
  * turn, every request read in a turn waited for Redis to decide them all (about 7 µs each) while
  * this process had nothing else to do, and Redis waited meanwhile for the next turn's batch: under
- * load the two took turns instead of working side by side, and the process idled 15 % of the time
- * (README "A fourteenth look"). Sixteen at a time, Redis decides a turn's first requests while the
- * process reads the rest. Fewer cost more per decision (each call has its own EVALSHA, TIME and
+ * load the two took turns instead of working side by side, and the process idled 14–18 % of the
+ * time (README "A fourteenth look"). Sixteen at a time, Redis decides a turn's first requests while
+ * the process reads the rest. Fewer cost more per decision (each call has its own EVALSHA, TIME and
  * reply: Redis's CPU per decision rises by about a microsecond at 8 to 16 against one call a turn),
  * more leave the process waiting again.
  */
