@@ -40,8 +40,6 @@ if (!(seconds > 0)) commandLine.refuse(`--seconds must be a positive number, not
 const keyLengths = [10, 60, 300, 1000, 3000];
 const keys = 1000;
 const windowMs = 60_000;
-/** Decisions asked for at once: one script call, as the API sends a turn's decisions. */
-const decisionsPerTurn = batchDecisions;
 const limit = 1_000_000;
 
 const redisServer = await startBenchRedisServer({
@@ -50,7 +48,7 @@ const redisServer = await startBenchRedisServer({
 });
 const redis = new Redis(redisServer.url);
 console.log(
-  `redis-server ${redisServer.version}; ${keys} keys, window ${windowMs / 1000} s, ${decisionsPerTurn} decisions per script call, ${seconds} s per row`,
+  `redis-server ${redisServer.version}; ${keys} keys, window ${windowMs / 1000} s, ${batchDecisions} decisions per script call, ${seconds} s per row`,
 );
 console.log('admissions in window   decisions/s   Redis CPU per decision   key length after');
 try {
@@ -111,7 +109,7 @@ async function apiPathRow(): Promise<void> {
 }
 
 /**
- * Takes decisions for `seconds`, `decisionsPerTurn` at once as the API sends a full script call,
+ * Takes decisions for `seconds`, `batchDecisions` at once as the API sends a full script call,
  * decision i being `decide(i)`: how many were refused, how many were taken a second, and Redis's
  * CPU time per decision.
  */
@@ -124,7 +122,7 @@ async function timedDecisions(
   const began = performance.now();
   while (performance.now() - began < seconds * 1000) {
     const turn = [];
-    for (let i = 0; i < decisionsPerTurn; i++, decisions++) turn.push(decide(decisions));
+    for (let i = 0; i < batchDecisions; i++, decisions++) turn.push(decide(decisions));
     for (const decision of await Promise.all(turn)) if (!decision.allowed) refused++;
   }
   const elapsedSeconds = (performance.now() - began) / 1000;

@@ -46,7 +46,7 @@ interface Thread {
  * lets this connection write while the main one reads, and busy_timeout lets it wait for another
  * writer: it is set up as the main connection is (connectionPragmas in database.ts).
  *
- * The thread starts at the first batch (a process that never writes never pays its ~12 MB), keeps
+ * The thread starts at the first batch (a process that never writes never pays its ~11 MB), keeps
  * the process alive only while a batch is under way, and is started again after a crash.
  */
 export class SqliteStatementThread {
