@@ -1,5 +1,5 @@
 #!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=2 --heap-growing-percent=20 --no-memory-reducer --single-threaded-gc
-// Node flags (README "Performance"). For a small, steady footprint: the young generation is held
+// Node flags (README "Memory"). For a small, steady footprint: the young generation is held
 // to 2 × 2 MB (V8 lets it grow to 3 × 16 MB), where a request's objects die either way, and the old
 // generation grows by 20 % between full collections instead of up to 4×, so garbage promoted under
 // load is collected before it doubles the heap; throughput measured the same. For the same speed
@@ -11,7 +11,7 @@
 // helper threads only take turns with the main thread, which waits for them: a full collection's
 // last pause measured 6.8–9.3 ms with them and 1.9 ms without; the bench's p99 fell from 5.2–6.1
 // to 3.9–5.0 ms, and from 13–14 to 4.5–5.6 ms with limits in Redis, for about 3 MB more peak
-// memory with 100,000 keys (README "Performance").
+// memory with 100,000 keys (README "Memory").
 // MALLOC_ARENA_MAX=2 holds glibc's malloc to two arenas: by default each thread that allocates
 // (V8's compiler and GC helpers, libuv's pool) may get an arena of its own, and the pages they keep
 // made about 10 MB of the resident set with 100,000 keys in use, at the same throughput (README

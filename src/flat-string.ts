@@ -5,7 +5,7 @@
  * `Array.prototype.join` writes them into one run of bytes once. For strings made once and sent
  * with many responses (header lines, the access line's start and end): copying a rates response's
  * head into the socket's buffer took about 5,000 instructions a response while its rendered
- * blocks were trees, 2,500 once they were flat (callgrind; README "Performance").
+ * blocks were trees, 2,500 once they were flat (callgrind; docs/performance.md "Where the time goes").
  */
 export function flatString(...parts: string[]): string {
   return parts.join('');

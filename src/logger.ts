@@ -92,7 +92,7 @@ const mostHundredthsWritten = 0x3fff_ffff;
  * (a test compares them), written from the whole number of hundredths. Turning a fraction into its
  * shortest decimal text is V8's general double-to-text algorithm, about 200 ns a call, measured
  * once per access line; small integers come from V8's number-string cache, a quarter of that
- * (README "Performance"). The quotient of a whole number of hundredths by 100 is the double
+ * (docs/performance.md). The quotient of a whole number of hundredths by 100 is the double
  * nearest that decimal, so its shortest text is that decimal with trailing zeros dropped.
  */
 export function jsonHundredths(value: number): string {
@@ -258,7 +258,7 @@ class LineBatches implements pino.DestinationStream {
  * default destination does): a 16 KiB write costs the server a few microseconds. Handed to libuv's
  * thread pool instead (sonic-boom's async mode), each write cost a thread switch there and back on
  * the server's core, about 1 µs per request in all, a tenth of the throughput of `/v1/rates`
- * (README "Performance"). So, as with any program that logs to stdout synchronously, a reader that
+ * (docs/performance.md). So, as with any program that logs to stdout synchronously, a reader that
  * stops reading (a full pipe) holds the server until it reads again; it never grows the process's
  * memory.
  */

@@ -53,7 +53,7 @@ function nodeKeepsHeadInHeader(): boolean {
  * spelling, through node:http's own send path. What it saves is `writeHead`'s work per field
  * (two validating regular expressions, a lower-casing and a string concatenation each): with the
  * dozen fields of a rates response that was a quarter of the instructions of a whole request
- * (README "Performance"). The fields were validated once, when their blocks were rendered
+ * (docs/performance.md). The fields were validated once, when their blocks were rendered
  * (`renderFields`), or are built from values whose characters are fixed (numbers, request ids of
  * `[A-Za-z0-9._:-]`).
  *

@@ -50,7 +50,7 @@ const symbolTarget = /^\/v1\/rates\?symbol=([A-Za-z0-9]{1,20})$/;
  * (./access-log.ts). A socket test sends the same requests through both and compares them.
  *
  * Why: Fastify's routing, request and reply objects and hook chain cost as much per request as
- * everything nerkh does for it (README "Performance").
+ * everything nerkh does for it (docs/performance.md).
  */
 export class RatesFastPath {
   readonly #options: RatesFastPathOptions;

@@ -26,7 +26,7 @@ export const expiredBeforeTrim = 16;
  *               in milliseconds or '' for Redis's clock. Redis's clock is read once per batch
  *               (TIME), so the clocks of the API instances cannot skew the window. One argument
  *               a decision rather than three: each costs the client its own piece of the command's
- *               text and Redis its own parse (README "A tenth look").
+ *               text and Redis its own parse (docs/performance.md "A tenth look").
  *
  * Returns, for decision i at 3i - 2, 3i - 1 and 3i: allowed (1 or 0), remaining, seconds until
  * the next slot frees.
@@ -58,7 +58,7 @@ export const expiredBeforeTrim = 16;
  * a short key is. Reading and rewriting every admission of a window on every decision, as a short
  * key is decided, cost Redis 17.5 µs a decision for 300 admissions in the window, 41.5 µs for 1,000
  * and 105 µs for 3,000; decided this way, 9.7, 10.7 and 13.5 µs (`npm run bench:redis-limiter`,
- * README "Performance"; 8.7 µs for a key of 60, read whole either way).
+ * docs/performance.md; 8.7 µs for a key of 60, read whole either way).
  *
  * Two admissions in the same microsecond (two instances, a caller's clock that stands still, two
  * decisions of one batch) are two entries, and both count. Each decision writes before the next
@@ -72,7 +72,7 @@ local headEntries = ${headAdmissions}
 local headBytes = headEntries * 8
 -- The bounds of the reads every decision makes, as strings: Redis 7.0 formats each number
 -- passed to redis.call with printf's '%.17g' (4.5 % of Redis's CPU under the bench's load when
--- the head's bounds were numbers, README "An eighth look"), and takes a string as it is.
+-- the head's bounds were numbers, docs/performance.md "An eighth look"), and takes a string as it is.
 local headLast = '${headAdmissions * 8 - 1}'
 local trimAt = ${expiredBeforeTrim}
 local redisClock

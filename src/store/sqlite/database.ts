@@ -103,7 +103,7 @@ const migrations: readonly string[] = [
  * (https://www.sqlite.org/pragma.html#pragma_cache_size), where better-sqlite3 builds it with
  * 16,000: the kernel's page cache holds the file anyway, what
  * is read per request is held in nerkh's own caches, and an API process that had looked up
- * 100,000 keys held 11–15 MB more with the larger one (README "Performance").
+ * 100,000 keys held 11–15 MB more with the larger one (docs/performance.md "A thirteenth look").
  */
 export function openSqlite(file: string): SqliteDatabase {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
