@@ -110,8 +110,9 @@ const connections = countOption('connections', flags.connections);
  * periods (10 s), the first write of keys' last use (30 s), the first admissions to leave the
  * limit window and the limiter's first sweep (60 s). V8 deoptimizes the code they touch and
  * compiles it again, on the server's own core: in 2-s windows of load, p99s of 5.7 and 12.2 ms in
- * that minute, 2.1–2.8 ms (8-s windows) after it (docs/performance.md "An eleventh look"). The rounds measure a
- * process at saturation, not one starting; 80 s is past the minute with room to spare.
+ * that minute, 2.1–2.8 ms (8-s windows) after it (docs/performance.md "An eleventh look"). The
+ * rounds measure a process at saturation, not one starting; 80 s is past the minute with room to
+ * spare.
  */
 const warmUpSeconds = countOption('warm-up', flags['warm-up']);
 const parts = commandLine.read(() => parseParts(flags.only));

@@ -122,7 +122,8 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
     return503OnClosing: false,
     bodyLimit: 64 * 1024,
     // Ajv compiles the JSON Schema meta-schema to check each route schema against it before
-    // compiling the schema itself: 60 of a start's 760 ms on a slow host (docs/performance.md "A ninth look").
+    // compiling the schema itself: 60 of a start's 760 ms on a slow host (docs/performance.md
+    // "A ninth look").
     // Its strict mode still refuses a malformed schema without it (an unknown keyword, a wrong
     // type, a keyword value of the wrong type), and the OpenAPI document made of the same schemas
     // is validated in tests.

@@ -4,8 +4,9 @@
  * that was readable is read and parsed first, then every answer is written. The rates fast path
  * writes its admitted answers so (./rates-fast-path.ts): on a slow virtual machine nerkh spent
  * about a quarter less CPU per request, and answered a quarter more, than writing each answer at
- * once, with the same system calls in as many turns (docs/performance.md "A ninth look": the client's CPU is
- * woken once per burst of answers, and the parser's and the send path's code each run in a row).
+ * once, with the same system calls in as many turns (docs/performance.md "A ninth look": the
+ * client's CPU is woken once per burst of answers, and the parser's and the send path's code each
+ * run in a row).
  * An answer waits at most for the rest of the turn it was read in.
  */
 export class TurnBatch {

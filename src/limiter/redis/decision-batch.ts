@@ -21,10 +21,10 @@ export type DecisionCallback = (decision: RateLimitDecision | null, error?: unkn
  * turn, every request read in a turn waited for Redis to decide them all (about 7 µs each) while
  * this process had nothing else to do, and Redis waited meanwhile for the next turn's batch: under
  * load the two took turns instead of working side by side, and the process idled 14–18 % of the
- * time (docs/performance.md "A fourteenth look"). Sixteen at a time, Redis decides a turn's first requests while
- * the process reads the rest. Fewer cost more per decision (each call has its own EVALSHA, TIME and
- * reply: Redis's CPU per decision rises by about a microsecond at 8 to 16 against one call a turn),
- * more leave the process waiting again.
+ * time (docs/performance.md "A fourteenth look"). Sixteen at a time, Redis decides a turn's first
+ * requests while the process reads the rest. Fewer cost more per decision (each call has its own
+ * EVALSHA, TIME and reply: Redis's CPU per decision rises by about a microsecond at 8 to 16 against
+ * one call a turn), more leave the process waiting again.
  */
 export const batchDecisions = 16;
 
