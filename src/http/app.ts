@@ -11,6 +11,8 @@ import type { Limiters } from '../limiter/open-limiter.ts';
 import type { Logger } from '../logger.ts';
 import { HttpMetrics } from '../metrics/http-metrics.ts';
 import { clientAddressOf } from '../net/client-address.ts';
+import { sitePagesByLanguage } from '../site/pages.ts';
+import { sitePlugin } from '../site/plugin.ts';
 import type {
   ApiKeyStore,
   ChangeFeed,
@@ -38,8 +40,6 @@ import { behindApiKey } from './routes/behind-api-key.ts';
 import { healthRoutes } from './routes/health.ts';
 import { ratesRoutes } from './routes/rates.ts';
 import { serviceSecurityHeaders } from './security-headers.ts';
-import { sitePagesByLanguage } from './site/pages.ts';
-import { sitePlugin } from './site/plugin.ts';
 import { SnapshotCache } from './snapshot-cache.ts';
 
 export interface AppDeps {

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fontPath } from '../../../src/http/site/font.ts';
-import { projectRoot } from '../../../src/project-root.ts';
+import { projectRoot } from '../../src/project-root.ts';
+import { fontPath } from '../../src/site/font.ts';
 import { markdownOutline } from './outline.ts';
 import {
   buildSite,

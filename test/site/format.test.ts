@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatToman, formatUsdt } from '../../../src/http/site/format.ts';
+import { formatToman, formatUsdt } from '../../src/site/format.ts';
 
 // The pages write numbers as en-US's Intl.NumberFormat does; the site formats them by hand (see
 // format.ts), so Intl is the reference here.

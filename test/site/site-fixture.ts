@@ -1,12 +1,12 @@
 import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify';
 import { afterEach } from 'vitest';
-import type { SnapshotDraft } from '../../../src/domain/rates.ts';
-import { assessHealth } from '../../../src/http/health-assessment.ts';
-import { installProblemHandlers } from '../../../src/http/problem-handlers.ts';
-import { sitePagesByLanguage } from '../../../src/http/site/pages.ts';
-import { sitePlugin } from '../../../src/http/site/plugin.ts';
-import { MemoryKeyRequestStore } from '../../../src/store/memory/key-request-store.ts';
-import { MemorySnapshotStore } from '../../../src/store/memory/snapshot-store.ts';
+import type { SnapshotDraft } from '../../src/domain/rates.ts';
+import { assessHealth } from '../../src/http/health-assessment.ts';
+import { installProblemHandlers } from '../../src/http/problem-handlers.ts';
+import { sitePagesByLanguage } from '../../src/site/pages.ts';
+import { sitePlugin } from '../../src/site/plugin.ts';
+import { MemoryKeyRequestStore } from '../../src/store/memory/key-request-store.ts';
+import { MemorySnapshotStore } from '../../src/store/memory/snapshot-store.ts';
 
 export const publicUrl = 'https://rates.example.ir';
 export const fixedNow = Date.parse('2025-06-01T10:24:00.000Z');

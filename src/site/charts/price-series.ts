@@ -1,4 +1,4 @@
-import type { HistoryRange, PricePoint } from '../../../domain/price-history.ts';
+import type { HistoryRange, PricePoint } from '../../domain/price-history.ts';
 import type { ChartPoint } from './series-summary.ts';
 
 /** The two currencies a price is published in. */

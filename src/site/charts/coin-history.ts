@@ -1,5 +1,5 @@
-import type { PricePoint } from '../../../domain/price-history.ts';
-import type { SnapshotStore } from '../../../store/types.ts';
+import type { PricePoint } from '../../domain/price-history.ts';
+import type { SnapshotStore } from '../../store/types.ts';
 import { dayMs, type PriceCurrency, rangeEnding, seriesOf, weekMs } from './price-series.ts';
 import { type ChartPoint, type SeriesSummary, summarizeSeries } from './series-summary.ts';
 

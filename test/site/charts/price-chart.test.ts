@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { ChartText } from '../../../../src/http/site/charts/chart-text.ts';
-import { renderPriceChart } from '../../../../src/http/site/charts/price-chart.ts';
-import type { ChartPoint } from '../../../../src/http/site/charts/series-summary.ts';
-import { renderSparkline } from '../../../../src/http/site/charts/sparkline.ts';
+import type { ChartText } from '../../../src/site/charts/chart-text.ts';
+import { renderPriceChart } from '../../../src/site/charts/price-chart.ts';
+import type { ChartPoint } from '../../../src/site/charts/series-summary.ts';
+import { renderSparkline } from '../../../src/site/charts/sparkline.ts';
 
 const from = '2026-03-01T00:00:00.000Z';
 const to = '2026-03-02T00:00:00.000Z';

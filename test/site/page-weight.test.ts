@@ -3,14 +3,14 @@ import { join } from 'node:path';
 import { brotliDecompressSync } from 'node:zlib';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Snapshot } from '../../../src/domain/rates.ts';
-import { assessHealth } from '../../../src/http/health-assessment.ts';
-import { fontPath } from '../../../src/http/site/font.ts';
-import { sitePagesByLanguage } from '../../../src/http/site/pages.ts';
-import { sitePlugin } from '../../../src/http/site/plugin.ts';
-import { projectRoot } from '../../../src/project-root.ts';
-import { MemoryKeyRequestStore } from '../../../src/store/memory/key-request-store.ts';
-import { MemorySnapshotStore } from '../../../src/store/memory/snapshot-store.ts';
+import type { Snapshot } from '../../src/domain/rates.ts';
+import { assessHealth } from '../../src/http/health-assessment.ts';
+import { projectRoot } from '../../src/project-root.ts';
+import { fontPath } from '../../src/site/font.ts';
+import { sitePagesByLanguage } from '../../src/site/pages.ts';
+import { sitePlugin } from '../../src/site/plugin.ts';
+import { MemoryKeyRequestStore } from '../../src/store/memory/key-request-store.ts';
+import { MemorySnapshotStore } from '../../src/store/memory/snapshot-store.ts';
 
 /**
  * The size budget of a first visit (HTML with its inline CSS, plus the font) with the whole bundled

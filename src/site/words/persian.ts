@@ -1,5 +1,5 @@
-import { persianHistoryWords } from '../persian-chart-text.ts';
 import { ageFa, changeFa, integerFa, minutesFa, timeFa, tomanFa, usdtFa } from '../persian-format.ts';
+import { persianHistoryWords } from './persian-chart-text.ts';
 import { persianErrors } from './persian-errors.ts';
 import type { SiteWords } from './site-words.ts';
 

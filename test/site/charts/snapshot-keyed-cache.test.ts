@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SnapshotKeyedCache } from '../../../../src/http/site/charts/snapshot-keyed-cache.ts';
+import { SnapshotKeyedCache } from '../../../src/site/charts/snapshot-keyed-cache.ts';
 
 describe('SnapshotKeyedCache', () => {
   it('renders once per snapshot and key, concurrent requests sharing the rendering', async () => {

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { projectRoot } from '../../project-root.ts';
+import { projectRoot } from '../project-root.ts';
 import type { Language } from './language.ts';
 
 /**

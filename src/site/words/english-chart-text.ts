@@ -1,7 +1,7 @@
-import type { ChartFormat, ChartText } from './charts/chart-text.ts';
-import type { PriceCurrency } from './charts/price-series.ts';
-import { formatAmount, formatChange, formatTime } from './format.ts';
-import type { HistoryWords } from './history-text.ts';
+import type { ChartFormat, ChartText } from '../charts/chart-text.ts';
+import type { PriceCurrency } from '../charts/price-series.ts';
+import { formatAmount, formatChange, formatTime } from '../format.ts';
+import type { HistoryWords } from '../history-text.ts';
 
 /**
  * The English words and formats of the price charts: the renderers in ./charts hold none, so a

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
-import { errorCatalog } from '../../error-catalog.ts';
-import { englishHistoryWords } from '../english-chart-text.ts';
+import { errorCatalog } from '../../http/error-catalog.ts';
 import { formatAge, formatChange, formatMinutes, formatTime, formatToman, formatUsdt } from '../format.ts';
+import { englishHistoryWords } from './english-chart-text.ts';
 import type { SiteWords } from './site-words.ts';
 
 /** The website's English: the default language, at the root of the site. */
