@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { problem } from '../http/error-catalog.ts';
+import { problem } from '../http/errors/catalog.ts';
 import { clientNetwork } from '../net/client-network.ts';
 import type { KeyRequestStore } from '../store/types.ts';
 import {

@@ -1,6 +1,6 @@
 import type { Snapshot } from '../domain/rates.ts';
-import { type ErrorCode, errorCatalog, errorCodes } from '../http/error-catalog.ts';
-import type { HealthReport } from '../http/health-assessment.ts';
+import { type ErrorCode, errorCatalog, errorCodes } from '../http/errors/catalog.ts';
+import type { HealthReport } from '../http/health/assessment.ts';
 import {
   type PriceHistorySource,
   periodSeries,

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { problem } from '../http/error-catalog.ts';
+import { problem } from '../http/errors/catalog.ts';
 import type { KeyRequestStore } from '../store/types.ts';
 import {
   CoinListQuerySchema,

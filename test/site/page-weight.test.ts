@@ -4,7 +4,7 @@ import { brotliDecompressSync } from 'node:zlib';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Snapshot } from '../../src/domain/rates.ts';
-import { assessHealth } from '../../src/http/health-assessment.ts';
+import { assessHealth } from '../../src/http/health/assessment.ts';
 import { projectRoot } from '../../src/project-root.ts';
 import { fontPath } from '../../src/site/font.ts';
 import { sitePagesByLanguage } from '../../src/site/pages.ts';

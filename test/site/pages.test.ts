@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { errorCodes } from '../../src/http/error-catalog.ts';
+import { errorCodes } from '../../src/http/errors/catalog.ts';
 import { htmlOutline, markdownOutline } from './outline.ts';
 import { buildSite, pagePaths, publicUrl, type SiteFixture } from './site-fixture.ts';
 

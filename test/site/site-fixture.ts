@@ -1,8 +1,8 @@
 import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify';
 import { afterEach } from 'vitest';
 import type { SnapshotDraft } from '../../src/domain/rates.ts';
-import { assessHealth } from '../../src/http/health-assessment.ts';
-import { installProblemHandlers } from '../../src/http/problem-handlers.ts';
+import { installProblemHandlers } from '../../src/http/errors/problem-handlers.ts';
+import { assessHealth } from '../../src/http/health/assessment.ts';
 import { sitePagesByLanguage } from '../../src/site/pages.ts';
 import { sitePlugin } from '../../src/site/plugin.ts';
 import { MemoryKeyRequestStore } from '../../src/store/memory/key-request-store.ts';

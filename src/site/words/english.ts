@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import { errorCatalog } from '../../http/error-catalog.ts';
+import { errorCatalog } from '../../http/errors/catalog.ts';
 import { formatAge, formatChange, formatMinutes, formatTime, formatToman, formatUsdt } from '../format.ts';
 import { englishHistoryWords } from './english-chart-text.ts';
 import type { SiteWords } from './site-words.ts';
