@@ -41,6 +41,7 @@ import { healthRoutes } from './health/route.ts';
 import { RatesFastPath } from './rates/fast-path.ts';
 import { ratesRoutes } from './rates/route.ts';
 import { SnapshotCache } from './snapshot/snapshot-cache.ts';
+import { SnapshotPoll } from './snapshot/snapshot-poll.ts';
 
 export interface AppDeps {
   config: Config;
@@ -146,18 +147,17 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
   app.server.on('checkExpectation', expectationHandler(config.publicUrl));
 
   const snapshots = new SnapshotCache({
-    store: deps.snapshots,
     labels: {
       ...(config.NERKH_SOURCE_LABEL === undefined ? {} : { source: config.NERKH_SOURCE_LABEL }),
       disclaimer: config.NERKH_DISCLAIMER,
       refreshSeconds: config.NERKH_REFRESH_SECONDS,
     },
     logger,
-    pollMs,
   });
+  const snapshotPoll = new SnapshotPoll({ store: deps.snapshots, cache: snapshots, logger, pollMs });
   // Loading the stored snapshot compresses its bodies on the thread pool: started now, it overlaps
   // with registering the routes below instead of adding to the start-up time.
-  const firstSnapshot = snapshots.start();
+  const firstSnapshot = snapshotPoll.start();
   // A start that fails after this point must not leave the snapshot poll (or anything else the
   // app started) running against a store the caller is about to close.
   try {
@@ -262,15 +262,17 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
     await authenticator.start();
     // A change heard of is read at once; the polls stay, so a feed that goes quiet costs a poll period.
     const unsubscribe = [
-      deps.changes?.onChange('snapshot', () => void snapshots.refresh()),
+      deps.changes?.onChange('snapshot', () => void snapshotPoll.refresh()),
       deps.changes?.onChange('keys', () => void authenticator.pollVersion()),
     ];
     app.addHook('onClose', async () => {
       for (const stopListening of unsubscribe) stopListening?.();
+      snapshotPoll.close();
       snapshots.close();
       await authenticator.close();
     });
   } catch (error) {
+    snapshotPoll.close();
     snapshots.close();
     // Its failure, if it failed too, is not the one to report.
     firstSnapshot.catch(() => {});

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { EncodedBody, SnapshotView } from '../snapshot/snapshot-cache.ts';
+import type { EncodedBody } from '../snapshot/body-encoding.ts';
+import type { SnapshotView } from '../snapshot/snapshot-view.ts';
 import { negotiateContentCoding } from './content-coding.ts';
 
 /** Weak comparison of If-None-Match against the selected representation (RFC 9110 §13.1.2). */
@@ -41,7 +42,7 @@ export interface RatesResponse {
  * The answer to an admitted `GET /v1/rates` for `body` (the full list, or one symbol's) from
  * `view`: the representation in the negotiated coding, a 304 when the request's validators match
  * it, and Cache-Control counting down to the next refresh. The bytes and fields were worked out
- * with the snapshot (../snapshot/snapshot-cache.ts): nothing is serialized here. The route
+ * with the snapshot (../snapshot/snapshot-view.ts): nothing is serialized here. The route
  * (./route.ts) and the fast path (./fast-path.ts) both answer with it.
  */
 export function ratesResponse(

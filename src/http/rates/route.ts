@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { ResponseHeaders } from '../edge/response-headers.ts';
 import { problem, problemResponse } from '../errors/catalog.ts';
-import type { EncodedBody, SnapshotCache } from '../snapshot/snapshot-cache.ts';
+import type { EncodedBody } from '../snapshot/body-encoding.ts';
+import type { SnapshotCache } from '../snapshot/snapshot-cache.ts';
 import { ratesResponse } from './response.ts';
 import { RatesResponseSchema } from './schemas.ts';
 

@@ -1,85 +1,23 @@
-import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import {
-  type EncodedBody,
-  quickBrotli,
-  SnapshotCache,
-  SnapshotView,
-} from '../../../src/http/snapshot/snapshot-cache.ts';
+import { quickBrotli } from '../../../src/http/snapshot/body-encoding.ts';
+import { SnapshotCache } from '../../../src/http/snapshot/snapshot-cache.ts';
+import { SnapshotView } from '../../../src/http/snapshot/snapshot-view.ts';
 import { createLogger } from '../../../src/logger.ts';
-import { MemorySnapshotStore } from '../../../src/store/memory/snapshot-store.ts';
 import { sampleSnapshot } from '../fixtures.ts';
 
 const labels = { source: 'binance+nobitex', disclaimer: 'Informational.', refreshSeconds: 600 };
-const snapshot = { id: 7, ...sampleSnapshot() };
 
-function decoded(body: EncodedBody): string[] {
-  return [
-    body.identity.body.toString('utf8'),
-    gunzipSync(body.gzip.body).toString('utf8'),
-    brotliDecompressSync(body.br.body).toString('utf8'),
-  ];
+function newCache(): SnapshotCache {
+  const cache = new SnapshotCache({ labels, logger: createLogger('silent') });
+  onTestFinished(() => cache.close());
+  return cache;
 }
-
-describe('SnapshotView', () => {
-  it('holds the full list in every coding, each with its own ETag', async () => {
-    const view = await SnapshotView.build(snapshot, labels);
-    const [identity, gzip, br] = decoded(view.all);
-    expect(gzip).toBe(identity);
-    expect(br).toBe(identity);
-    expect(JSON.parse(identity as string)).toMatchObject({ count: 4, updated_at: snapshot.updated_at });
-    expect(new Set([view.all.identity.etag, view.all.gzip.etag, view.all.br.etag]).size).toBe(3);
-  });
-
-  it('prepares every symbol in the background, the same bytes and ETags as one made on request', async () => {
-    const prepared = await SnapshotView.build(snapshot, labels);
-    await prepared.prepare();
-    const onRequest = await SnapshotView.build(snapshot, labels);
-    for (const row of snapshot.rates) {
-      const ready = prepared.forSymbol(row.symbol) as EncodedBody;
-      const made = onRequest.forSymbol(row.symbol) as EncodedBody;
-      expect(decoded(ready)).toEqual(decoded(made));
-      expect(ready.br.etag).toBe(made.br.etag);
-      expect(JSON.parse(ready.identity.body.toString('utf8')).rates).toEqual([row]);
-      // The same object every time: nothing is encoded twice.
-      expect(prepared.forSymbol(row.symbol)).toBe(ready);
-    }
-    expect(prepared.forSymbol('NOPE')).toBeNull();
-  });
-
-  it('built with a quick brotli quality, re-encodes the full list at the best one with its own ETag', async () => {
-    const best = await SnapshotView.build(snapshot, labels);
-    const quick = await SnapshotView.build(snapshot, labels, quickBrotli);
-    const served = quick.all;
-    expect(decoded(served)).toEqual(decoded(best.all));
-    expect(served.br.etag).not.toBe(best.all.br.etag);
-    expect(served.br.body.length).toBeGreaterThan(best.all.br.body.length);
-
-    await quick.prepare();
-    expect(quick.all.br.etag).toBe(best.all.br.etag);
-    expect(quick.all.br.body.equals(best.all.br.body)).toBe(true);
-    expect(quick.all.br.fieldLines).toBe(best.all.br.fieldLines);
-    // What does not depend on brotli's quality stays as it was.
-    expect(quick.all.gzip).toBe(served.gzip);
-    expect(quick.all.identity).toBe(served.identity);
-  });
-
-  it('counts Cache-Control max-age down to the next refresh, never below 0', async () => {
-    const view = await SnapshotView.build(snapshot, labels);
-    const committedMs = Date.parse(snapshot.updated_at);
-    expect(view.cacheControl(committedMs)).toBe('private, max-age=600');
-    expect(view.cacheControl(committedMs + 100_500)).toBe('private, max-age=500');
-    expect(view.cacheControl(committedMs + 700_000)).toBe('private, max-age=0');
-  });
-});
 
 describe('SnapshotCache', () => {
   it('serves its first snapshot with a quick br, then the best; a later snapshot at the best at once', async () => {
-    const store = new MemorySnapshotStore();
-    await store.commitSnapshot(sampleSnapshot());
-    const cache = new SnapshotCache({ store, labels, logger: createLogger('silent'), pollMs: 60_000 });
-    onTestFinished(() => cache.close());
-    await cache.start();
+    const cache = newCache();
+    expect(cache.current()).toBeNull();
+    await cache.offer({ id: 1, ...sampleSnapshot() });
     const first = cache.current() as SnapshotView;
     // Read before anything else is awaited: the best quality is being made in the background.
     const servedFirst = first.all.br.etag;
@@ -87,11 +25,27 @@ describe('SnapshotCache', () => {
     expect(servedFirst).toBe(`"1-${Date.parse(sampleSnapshot().updated_at).toString(36)}-br${quickBrotli}"`);
     await vi.waitFor(() => expect(first.all.br.etag).toBe(bestFirst.all.br.etag));
 
-    const later = sampleSnapshot('2025-01-01T12:10:00.000Z');
-    await store.commitSnapshot(later);
-    await cache.refresh();
+    const later = { id: 2, ...sampleSnapshot('2025-01-01T12:10:00.000Z') };
+    await cache.offer(later);
     const second = cache.current() as SnapshotView;
     expect(second.snapshot.id).toBe(2);
-    expect(second.all.br.etag).toBe((await SnapshotView.build({ id: 2, ...later }, labels)).all.br.etag);
+    expect(second.all.br.etag).toBe((await SnapshotView.build(later, labels)).all.br.etag);
+  });
+
+  it('keeps the view it serves when offered the same snapshot again', async () => {
+    const cache = newCache();
+    await cache.offer({ id: 3, ...sampleSnapshot() });
+    const served = cache.current();
+    await cache.offer({ id: 3, ...sampleSnapshot() });
+    expect(cache.current()).toBe(served);
+    expect(cache.serves(3)).toBe(true);
+    expect(cache.serves(4)).toBe(false);
+  });
+
+  it('takes no snapshot once closed', async () => {
+    const cache = newCache();
+    cache.close();
+    await cache.offer({ id: 1, ...sampleSnapshot() });
+    expect(cache.current()).toBeNull();
   });
 });
