@@ -3,8 +3,9 @@ import { createConfig, lintFromString } from '@redocly/openapi-core';
 import type { TSchema } from 'typebox';
 import { Value } from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ProblemSchema } from '../../../src/http/error-catalog.ts';
-import { HealthSchema, RatesResponseSchema } from '../../../src/http/schemas.ts';
+import { ProblemSchema } from '../../../src/http/errors/catalog.ts';
+import { HealthSchema } from '../../../src/http/health/schemas.ts';
+import { RatesResponseSchema } from '../../../src/http/rates/schemas.ts';
 import { buildTestApp, publicUrl, type TestApp } from '../fixtures.ts';
 
 let t: TestApp;
