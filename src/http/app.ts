@@ -11,6 +11,8 @@ import type { Limiters } from '../limiter/open-limiter.ts';
 import type { Logger } from '../logger.ts';
 import { HttpMetrics } from '../metrics/http-metrics.ts';
 import { clientAddressOf } from '../net/client-address.ts';
+import { sitePagesByLanguage } from '../site/pages.ts';
+import { sitePlugin } from '../site/plugin.ts';
 import type {
   ApiKeyStore,
   ChangeFeed,
@@ -19,28 +21,27 @@ import type {
   KeyRequestStore,
   SnapshotStore,
 } from '../store/types.ts';
-import { AccessLog, requestIdOf } from './access-log.ts';
-import { apiKeyGuard } from './api-key-guard.ts';
-import { currentHealth } from './current-health.ts';
+import { apiKeyGuard } from './auth/api-key-guard.ts';
+import { behindApiKey } from './auth/behind-api-key.ts';
 import { openApiOptions } from './discovery/openapi.ts';
 import { discoveryPlugin } from './discovery/plugin.ts';
+import { AccessLog, requestIdOf } from './edge/access-log.ts';
+import { lazyRequestLogger } from './edge/request-logger.ts';
+import { ResponseHeaders } from './edge/response-headers.ts';
+import { serviceSecurityHeaders } from './edge/security-headers.ts';
 import {
   clientErrorHandler,
   connectHandler,
   expectationHandler,
   frameworkErrorHandler,
   installProblemHandlers,
-} from './problem-handlers.ts';
-import { RatesFastPath } from './rates-fast-path.ts';
-import { lazyRequestLogger } from './request-logger.ts';
-import { ResponseHeaders } from './response-headers.ts';
-import { behindApiKey } from './routes/behind-api-key.ts';
-import { healthRoutes } from './routes/health.ts';
-import { ratesRoutes } from './routes/rates.ts';
-import { serviceSecurityHeaders } from './security-headers.ts';
-import { sitePagesByLanguage } from './site/pages.ts';
-import { sitePlugin } from './site/plugin.ts';
-import { SnapshotCache } from './snapshot-cache.ts';
+} from './errors/problem-handlers.ts';
+import { currentHealth } from './health/current-health.ts';
+import { healthRoutes } from './health/route.ts';
+import { RatesFastPath } from './rates/fast-path.ts';
+import { ratesRoutes } from './rates/route.ts';
+import { SnapshotCache } from './snapshot/snapshot-cache.ts';
+import { SnapshotPoll } from './snapshot/snapshot-poll.ts';
 
 export interface AppDeps {
   config: Config;
@@ -73,7 +74,7 @@ export interface AppDeps {
   /** Invalid keys per client address per rate window before key checks pause (default 30). */
   failureLimit?: number;
   /**
-   * Whether the rates fast path (./rates-fast-path.ts) answers the common keyed request ahead of
+   * Whether the rates fast path (./rates/fast-path.ts) answers the common keyed request ahead of
    * Fastify (default true); tests turn it off to send the same requests through the route alone.
    */
   ratesFastPath?: boolean;
@@ -92,7 +93,7 @@ export type NerkhApp = FastifyInstance<
  * with `inject`, `server.ts` binds it to a port. Everything started here is stopped by
  * `app.close()` (onClose), which also flushes key last-use times; the stores stay the caller's.
  *
- * Route plugins registered here share one error shape (RFC 9457 problems from ./error-catalog.ts),
+ * Route plugins registered here share one error shape (RFC 9457 problems from ./errors/catalog.ts),
  * one access log, the security headers, and the OpenAPI document built from their route schemas
  * (./discovery/openapi.ts).
  *
@@ -109,7 +110,7 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
   const app: NerkhApp = Fastify<Server, IncomingMessage, ServerResponse, FastifyBaseLogger>({
     loggerInstance: logger,
     // Fastify's own request log lines carry the raw URL, which may hold a key in its query; the
-    // access log (./access-log.ts) writes a redacted one instead.
+    // access log (./edge/access-log.ts) writes a redacted one instead.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'req_id' }),
     genReqId: requestIdOf,
     childLoggerFactory: lazyRequestLogger,
@@ -146,18 +147,17 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
   app.server.on('checkExpectation', expectationHandler(config.publicUrl));
 
   const snapshots = new SnapshotCache({
-    store: deps.snapshots,
     labels: {
       ...(config.NERKH_SOURCE_LABEL === undefined ? {} : { source: config.NERKH_SOURCE_LABEL }),
       disclaimer: config.NERKH_DISCLAIMER,
       refreshSeconds: config.NERKH_REFRESH_SECONDS,
     },
     logger,
-    pollMs,
   });
+  const snapshotPoll = new SnapshotPoll({ store: deps.snapshots, cache: snapshots, logger, pollMs });
   // Loading the stored snapshot compresses its bodies on the thread pool: started now, it overlaps
   // with registering the routes below instead of adding to the start-up time.
-  const firstSnapshot = snapshots.start();
+  const firstSnapshot = snapshotPoll.start();
   // A start that fails after this point must not leave the snapshot poll (or anything else the
   // app started) running against a store the caller is about to close.
   try {
@@ -262,15 +262,17 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
     await authenticator.start();
     // A change heard of is read at once; the polls stay, so a feed that goes quiet costs a poll period.
     const unsubscribe = [
-      deps.changes?.onChange('snapshot', () => void snapshots.refresh()),
+      deps.changes?.onChange('snapshot', () => void snapshotPoll.refresh()),
       deps.changes?.onChange('keys', () => void authenticator.pollVersion()),
     ];
     app.addHook('onClose', async () => {
       for (const stopListening of unsubscribe) stopListening?.();
+      snapshotPoll.close();
       snapshots.close();
       await authenticator.close();
     });
   } catch (error) {
+    snapshotPoll.close();
     snapshots.close();
     // Its failure, if it failed too, is not the one to report.
     firstSnapshot.catch(() => {});

@@ -186,7 +186,7 @@ export class KeyAuthenticator {
   /**
    * The identity of a key the caches know as valid (and not expired), or undefined when they
    * hold no such answer and only `authenticate` can tell: what the rates fast path
-   * (../http/rates-fast-path.ts) asks, handing every other key to the route that authenticates.
+   * (../http/rates/fast-path.ts) asks, handing every other key to the route that authenticates.
    * Not counted as a cache hit: the fast path counts one (`countCacheHit`) once it answers the
    * request itself, so a request it hands on to the route is counted once, there.
    */

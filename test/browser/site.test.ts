@@ -13,8 +13,8 @@ import { type Limiters, memoryLimiters } from '../../src/limiter/open-limiter.ts
 import { createLogger } from '../../src/logger.ts';
 import { appStoresOf } from '../../src/service.ts';
 import { type OpenedStore, openStore } from '../../src/store/open-store.ts';
-import { markdownOutline } from '../http/site/outline.ts';
-import { snapshotDraft, weekOfSnapshots } from '../http/site/site-fixture.ts';
+import { markdownOutline } from '../site/outline.ts';
+import { snapshotDraft, weekOfSnapshots } from '../site/site-fixture.ts';
 import {
   type AxeViolation,
   axeRun,

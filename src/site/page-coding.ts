@@ -1,0 +1,26 @@
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { type ContentCoding, negotiateContentCoding } from '../http/rates/content-coding.ts';
+
+/**
+ * Pages go out compressed when the client accepts it (RFC 9110 §8.4): the coins list with the
+ * whole catalog and its sparklines is about 150 kB of HTML, and a first visit (HTML, its inline
+ * CSS and the font) must stay within the site's 150 kB budget (README "Website and discovery").
+ * Pages change with every snapshot and request (ages, forms), so they are compressed per answer, at
+ * levels that cost about a millisecond for the largest page rather than the smallest output.
+ */
+
+/** Below this, the coding's own overhead is not worth it. */
+const minimumBytes = 1024;
+
+export function encodePage(
+  body: string,
+  acceptEncoding: string | undefined,
+): { coding: ContentCoding; bytes: Buffer } {
+  const bytes = Buffer.from(body);
+  const coding = bytes.length < minimumBytes ? 'identity' : negotiateContentCoding(acceptEncoding);
+  if (coding === 'br') {
+    return { coding, bytes: brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } }) };
+  }
+  if (coding === 'gzip') return { coding, bytes: gzipSync(bytes, { level: 6 }) };
+  return { coding, bytes };
+}
