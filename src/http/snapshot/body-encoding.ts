@@ -7,8 +7,8 @@ import {
   gzip as zlibGzip,
 } from 'node:zlib';
 import type { RateRow, Snapshot } from '../../domain/rates.ts';
-import type { ContentCoding } from '../rates/content-coding.ts';
-import { renderFields } from '../rates/prepared-head.ts';
+import type { ContentCoding } from '../edge/content-coding.ts';
+import { renderFields } from '../edge/field-lines.ts';
 
 const gzip = promisify(zlibGzip);
 const brotli = promisify(brotliCompress);
@@ -22,7 +22,7 @@ const brotli = promisify(brotliCompress);
  * One representation of a response body (RFC 9110 §3.2): its bytes, its strong ETag (§8.8.3),
  * and the header fields that describe it, worked out once so a request only adds its own.
  * Fields are flat (name, value, …), as node:http's `writeHead` takes them, and rendered as the
- * lines of a response head (../rates/prepared-head.ts), as the rates fast path sends them.
+ * lines of a response head (../edge/field-lines.ts), as the rates fast path sends them.
  */
 interface Representation {
   readonly body: Buffer;
