@@ -6,7 +6,7 @@ import {
   constants as zlibConstants,
   gzip as zlibGzip,
 } from 'node:zlib';
-import type { RateRow, Snapshot } from '../../domain/rates.ts';
+import type { RateRow, RatesResponse, Snapshot } from '../../domain/rates.ts';
 import type { ContentCoding } from '../edge/content-coding.ts';
 import { renderFields } from '../edge/field-lines.ts';
 
@@ -49,19 +49,18 @@ export interface RatesLabels {
   refreshSeconds: number;
 }
 
-export function ratesJson(snapshot: Snapshot, labels: RatesLabels, rates: readonly RateRow[]): Buffer {
+export function ratesJson(snapshot: Snapshot, labels: RatesLabels, rates: RateRow[]): Buffer {
   // Field order of docs/architecture.md#the-rates-response; rows are already in the row shape.
-  return Buffer.from(
-    JSON.stringify({
-      source: labels.source ?? snapshot.source,
-      side: 'sell',
-      usdt_irt: snapshot.usdt_irt,
-      updated_at: snapshot.updated_at,
-      disclaimer: labels.disclaimer,
-      count: rates.length,
-      rates,
-    }),
-  );
+  const response: RatesResponse = {
+    source: labels.source ?? snapshot.source,
+    side: 'sell',
+    usdt_irt: snapshot.usdt_irt,
+    updated_at: snapshot.updated_at,
+    disclaimer: labels.disclaimer,
+    count: rates.length,
+    rates,
+  };
+  return Buffer.from(JSON.stringify(response));
 }
 
 // Highest settings: each body is compressed once per snapshot and sent many times.

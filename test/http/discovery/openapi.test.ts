@@ -5,7 +5,7 @@ import { Value } from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProblemSchema } from '../../../src/http/errors/catalog.ts';
 import { HealthSchema } from '../../../src/http/health/schemas.ts';
-import { RatesResponseSchema } from '../../../src/http/rates/schemas.ts';
+import { RatesResponseSchema } from '../../../src/domain/rates.ts';
 import { buildTestApp, publicUrl, type TestApp } from '../fixtures.ts';
 
 let t: TestApp;
