@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { SnapshotDraftSchema } from '../../domain/rates.ts';
 
 /**
- * The rates response (docs/architecture.md#the-rates-response) as a TypeBox schema: it documents the API in OpenAPI and tests check
+ * The rates response (content/docs.md "Response") as a TypeBox schema: it documents the API in OpenAPI and tests check
  * real responses against it, so the description and the bytes cannot drift apart.
  */
 export const RatesResponseSchema = Type.Object(
