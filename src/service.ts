@@ -4,11 +4,13 @@ import { loadCatalog } from './collector/catalog-file.ts';
 import type { CollectorStatus } from './collector/collector-status.ts';
 import { type Pipeline, type PipelineTuning, startPipeline } from './collector/pipeline.ts';
 import type { Config } from './config.ts';
-import { type AppDeps, buildApp, type NerkhApp } from './http/app.ts';
+import { type AppDeps, buildApp } from './http/app.ts';
 import { listen } from './http/server.ts';
+import type { NerkhApp } from './http/types.ts';
 import { CollectorElection } from './leadership/collector-election.ts';
 import { leadCollector } from './leadership/lead-collector.ts';
-import { type Limiters, openLimiter } from './limiter/open-limiter.ts';
+import type { Limiters } from './limiter/limiters.ts';
+import { openLimiter } from './limiter/open-limiter.ts';
 import type { Logger } from './logger.ts';
 import { CollectorMetrics } from './metrics/collector-metrics.ts';
 import { HttpMetrics } from './metrics/http-metrics.ts';
@@ -16,8 +18,8 @@ import { type MetricsServer, startMetricsServer } from './metrics/metrics-server
 import { countStoreErrors } from './metrics/store-errors.ts';
 import { loadSources } from './sources/load-sources.ts';
 import type { SourcesSetup } from './sources/sources-setup.ts';
-import { type OpenedStore, openStore } from './store/open-store.ts';
-import type { ChangeFeed, CollectorStatusStore } from './store/types.ts';
+import { openStore } from './store/open-store.ts';
+import type { ChangeFeed, CollectorStatusStore, OpenedStore } from './store/types.ts';
 
 /**
  * The composition root: the one place the backends are opened and the parts of nerkh are put

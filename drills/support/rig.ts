@@ -5,7 +5,8 @@ import { loadCatalog } from '../../src/collector/catalog-file.ts';
 import { loadConfig } from '../../src/config.ts';
 import { issueApiKey } from '../../src/keys/issue-key.ts';
 import { ExchangeSimulator } from '../../src/simulator/exchange-simulator.ts';
-import { type OpenedStore, openStore } from '../../src/store/open-store.ts';
+import { openStore } from '../../src/store/open-store.ts';
+import type { OpenedStore } from '../../src/store/types.ts';
 
 /** Registers a clean-up step: a test passes `onTestFinished`, a script a list it runs at the end. */
 export type Teardown = (step: () => unknown) => void;

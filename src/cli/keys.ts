@@ -2,7 +2,8 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../config.ts';
 import type { ApiKeyRecord } from '../keys/api-key-record.ts';
 import { issueApiKey } from '../keys/issue-key.ts';
-import { type OpenedStore, openStore } from '../store/open-store.ts';
+import { openStore } from '../store/open-store.ts';
+import type { OpenedStore } from '../store/types.ts';
 import { table, terminalSafe, terminalSafeJson } from './terminal-output.ts';
 
 /** A key as operators see it: everything but the hash (the key itself is never stored). */

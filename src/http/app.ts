@@ -2,12 +2,12 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import { Registry } from 'prom-client';
 import packageJson from '../../package.json' with { type: 'json' };
 import type { Config } from '../config.ts';
 import { KeyAuthenticator } from '../keys/authenticator.ts';
-import type { Limiters } from '../limiter/open-limiter.ts';
+import type { Limiters } from '../limiter/limiters.ts';
 import type { Logger } from '../logger.ts';
 import { HttpMetrics } from '../metrics/http-metrics.ts';
 import { clientAddressOf } from '../net/client-address.ts';
@@ -42,6 +42,7 @@ import { RatesFastPath } from './rates/fast-path.ts';
 import { ratesRoutes } from './rates/route.ts';
 import { SnapshotCache } from './snapshot/snapshot-cache.ts';
 import { SnapshotPoll } from './snapshot/snapshot-poll.ts';
+import type { NerkhApp } from './types.ts';
 
 export interface AppDeps {
   config: Config;
@@ -79,14 +80,6 @@ export interface AppDeps {
    */
   ratesFastPath?: boolean;
 }
-
-export type NerkhApp = FastifyInstance<
-  Server,
-  IncomingMessage,
-  ServerResponse,
-  FastifyBaseLogger,
-  TypeBoxTypeProvider
->;
 
 /**
  * Builds the whole HTTP app and never listens (fastify/demo's app/server split): tests drive it

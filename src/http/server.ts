@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../logger.ts';
 import { urlHost } from '../net/url-host.ts';
-import type { NerkhApp } from './app.ts';
+import type { NerkhApp } from './types.ts';
 
 class ListenError extends Error {
   override name = 'ListenError';

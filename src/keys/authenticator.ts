@@ -3,6 +3,7 @@ import type { Logger } from '../logger.ts';
 import type { ApiKeyStore } from '../store/types.ts';
 import { apiKeyDigest, apiKeyLength, hashOfDigest, isWellFormedApiKey } from './api-key.ts';
 import type { ApiKeyRecord } from './api-key-record.ts';
+import { KeyUse, LastUseWriter } from './last-use-writer.ts';
 
 export interface AuthenticatedKey {
   readonly id: string;
@@ -13,36 +14,26 @@ export interface AuthenticatedKey {
 /**
  * What the cache keeps of a valid key, and hands out as its identity: one small object per key,
  * since a busy service caches every key in use. It also holds the key's last use not yet written
- * (a field write per request, where a map of pending uses cost a map insertion).
+ * (`KeyUse`).
  */
-class ValidKey implements AuthenticatedKey {
+class ValidKey extends KeyUse implements AuthenticatedKey {
   /** Epoch ms, or null for a key that lasts until revoked. */
   readonly #expiresAtMs: number | null;
-  /** Epoch ms of the last authenticated request. */
-  #lastUsedMs = Number.NEGATIVE_INFINITY;
-  /** `#lastUsedMs` as last handed to the store. */
-  #writtenMs = Number.NEGATIVE_INFINITY;
 
   constructor(
-    readonly id: string,
+    id: string,
     readonly rateLimit: number | null,
     expiresAtMs: number | null,
   ) {
+    super(id);
     this.#expiresAtMs = expiresAtMs;
   }
 
   /** Records a request at `nowMs`, or returns false when the key has expired by then. */
   use(nowMs: number): boolean {
     if (this.#expiresAtMs !== null && nowMs >= this.#expiresAtMs) return false;
-    this.#lastUsedMs = nowMs;
+    this.used(nowMs);
     return true;
-  }
-
-  /** The last use not handed to the store yet, now counted as handed; undefined when there is none. */
-  takePendingUse(): number | undefined {
-    if (this.#lastUsedMs <= this.#writtenMs) return undefined;
-    this.#writtenMs = this.#lastUsedMs;
-    return this.#lastUsedMs;
   }
 }
 
@@ -90,7 +81,7 @@ const defaultPresentedMs = 10_000;
  * Every process polls `apiKeysVersion()` (~1/s by default) and drops its caches when any process
  * issued or revoked a key, which is how a revocation made by the CLI reaches
  * every running instance within seconds (docs/architecture.md#promises-to-operators: within 5 s).
- * Last use is recorded in memory and written in one batch per `flushMs` and at close, so serving a
+ * Last use is recorded in memory and written in batches by ./last-use-writer.ts, so serving a
  * request never waits on a store write.
  */
 export class KeyAuthenticator {
@@ -99,8 +90,7 @@ export class KeyAuthenticator {
   readonly #clock: () => number;
   readonly #pollMs: number;
   readonly #presentedMs: number;
-  readonly #flushMs: number;
-  readonly #flushChunk: number;
+  readonly #lastUse: LastUseWriter;
   readonly #validCacheSize: number;
   readonly #invalidCacheSize: number;
   /** Key digest → a valid key (insertion order is eviction order). */
@@ -116,18 +106,12 @@ export class KeyAuthenticator {
    */
   #recent = new Map<string, ValidKey>();
   #previous = new Map<string, ValidKey>();
-  /**
-   * key id → epoch ms of last uses not yet written whose keys left the caches (a key change
-   * dropped them, or the bound evicted one); the keys still cached hold their own (`ValidKey`).
-   */
-  #pendingUse = new Map<string, number>();
   /** Bumped on every cache drop, so a lookup that raced a drop does not cache a stale answer. */
   #generation = 0;
   #version: number | null = null;
   readonly #counts: KeyCacheCounts = { hits: 0, misses: 0 };
   #pollTimer: NodeJS.Timeout | undefined;
   #presentedTimer: NodeJS.Timeout | undefined;
-  #flushTimer: NodeJS.Timeout | undefined;
 
   constructor(options: KeyAuthenticatorOptions) {
     this.#store = options.store;
@@ -135,8 +119,14 @@ export class KeyAuthenticator {
     this.#clock = options.clock ?? Date.now;
     this.#pollMs = options.pollMs ?? 1000;
     this.#presentedMs = options.presentedMs ?? defaultPresentedMs;
-    this.#flushMs = options.flushMs ?? 30_000;
-    this.#flushChunk = options.flushChunk ?? 500;
+    this.#lastUse = new LastUseWriter({
+      store: options.store,
+      logger: options.logger,
+      // The cached valid keys hold their own last use; keys leaving the caches hand theirs over.
+      liveKeys: () => this.#valid.values(),
+      ...(options.flushMs === undefined ? {} : { flushMs: options.flushMs }),
+      ...(options.flushChunk === undefined ? {} : { flushChunk: options.flushChunk }),
+    });
     this.#validCacheSize = options.validCacheSize ?? 20_000;
     this.#invalidCacheSize = options.invalidCacheSize ?? 10_000;
   }
@@ -148,16 +138,14 @@ export class KeyAuthenticator {
     this.#pollTimer.unref();
     this.#presentedTimer = setInterval(() => this.forgetIdlePresented(), this.#presentedMs);
     this.#presentedTimer.unref();
-    this.#flushTimer = setInterval(() => void this.flushLastUse(), this.#flushMs);
-    this.#flushTimer.unref();
+    this.#lastUse.start();
   }
 
   /** Stops the timers and writes pending last-use times. */
   async close(): Promise<void> {
     clearInterval(this.#pollTimer);
     clearInterval(this.#presentedTimer);
-    clearInterval(this.#flushTimer);
-    await this.flushLastUse();
+    await this.#lastUse.close();
   }
 
   /**
@@ -238,7 +226,7 @@ export class KeyAuthenticator {
     if (valid === null) return null;
     const admitted = this.#admit(valid, this.#clock());
     // A key left out of the caches keeps its use here, or the flush would never see it.
-    if (!cached) this.#keepPendingUses([valid]);
+    if (!cached) this.#lastUse.keep([valid]);
     return admitted;
   }
 
@@ -258,7 +246,7 @@ export class KeyAuthenticator {
       const version = await this.#store.apiKeysVersion();
       if (version !== this.#version) {
         this.#version = version;
-        this.#keepPendingUses(this.#valid.values());
+        this.#lastUse.keep(this.#valid.values());
         this.#valid.clear();
         this.#invalid.clear();
         this.#recent.clear();
@@ -276,43 +264,9 @@ export class KeyAuthenticator {
     this.#recent = new Map();
   }
 
-  /** Moves the last uses of `keys` not yet written to `#pendingUse`, before the keys leave the caches. */
-  #keepPendingUses(keys: Iterable<ValidKey>): void {
-    for (const valid of keys) {
-      const lastUsedMs = valid.takePendingUse();
-      if (lastUsedMs !== undefined) this.#pendingUse.set(valid.id, lastUsedMs);
-    }
-  }
-
-  /**
-   * Writes the pending last-use times in transactions of at most `flushChunk` keys, letting
-   * requests run between them. The stores write off the event loop (SQLite on a thread of its
-   * own, PostgreSQL over the network), but the event loop builds and hands over each batch: ~0.3
-   * ms for 500 keys, ~4 ms for 10,000 at once, a stall for every request in flight.
-   */
-  async flushLastUse(): Promise<void> {
-    this.#keepPendingUses(this.#valid.values());
-    const batch = this.#pendingUse;
-    this.#pendingUse = new Map();
-    if (batch.size === 0) return;
-    let chunk = new Map<string, string>();
-    for (const [id, ms] of batch) {
-      chunk.set(id, new Date(ms).toISOString());
-      if (chunk.size === this.#flushChunk) {
-        await this.#recordUse(chunk);
-        chunk = new Map();
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-    }
-    if (chunk.size > 0) await this.#recordUse(chunk);
-  }
-
-  async #recordUse(lastUsed: ReadonlyMap<string, string>): Promise<void> {
-    try {
-      await this.#store.recordApiKeyUse(lastUsed);
-    } catch (error) {
-      this.#logger.error({ err: error }, 'writing API key last-use times failed');
-    }
+  /** Writes the pending last-use times now (./last-use-writer.ts). */
+  flushLastUse(): Promise<void> {
+    return this.#lastUse.flush();
   }
 
   #cache(digest: string, valid: ValidKey | null): void {
@@ -323,7 +277,7 @@ export class KeyAuthenticator {
     } else {
       if (this.#valid.size >= this.#validCacheSize) {
         const [oldest, evicted] = this.#valid.entries().next().value as [string, ValidKey];
-        this.#keepPendingUses([evicted]);
+        this.#lastUse.keep([evicted]);
         this.#valid.delete(oldest);
         // The evicted key may be among the recent ones, which cannot tell which it is: the bound
         // holds for them too.

@@ -1,7 +1,7 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Snapshot } from '../domain/rates.ts';
 import type { KeyCacheCounts } from '../keys/authenticator.ts';
-import type { Limiters } from '../limiter/open-limiter.ts';
+import type { Limiters } from '../limiter/limiters.ts';
 import { RequestDurations } from './request-durations.ts';
 
 /** What an API process's metrics read when scraped, rather than count per request. */

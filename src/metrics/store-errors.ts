@@ -1,6 +1,5 @@
 import { Counter, type Registry } from 'prom-client';
-import type { OpenedStore } from '../store/open-store.ts';
-import type { CollectorLease } from '../store/types.ts';
+import type { CollectorLease, OpenedStore } from '../store/types.ts';
 
 /**
  * Counts the calls into a store capability that fail, by method name (a bounded label), and

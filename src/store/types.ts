@@ -8,6 +8,7 @@ import type {
   KeyRequestDraft,
   KeyRequestStatus,
 } from '../keys/key-request.ts';
+import type { Logger } from '../logger.ts';
 
 /**
  * Storage capabilities, one interface each (docs/architecture.md#backends), with a SQLite implementation (the embedded
@@ -121,4 +122,25 @@ export interface CollectorLease {
    * while `term` is the current term, else it fails with StaleTermError (a deposed leader's late write).
    */
   storeFor(term: number): SnapshotStore & CollectorStatusStore;
+}
+
+/** Every storage capability, on the one backend the configuration selects. */
+export interface OpenedStore {
+  snapshots: SnapshotStore & CollectorStatusStore;
+  keys: ApiKeyStore;
+  keyRequests: KeyRequestStore;
+  /**
+   * The lease electing the one collector that commits, when several instances may run one on this
+   * store (PostgreSQL). Absent for SQLite: one process owns the file, and its collector always leads.
+   */
+  collectorLease?: CollectorLease;
+  /**
+   * Opens a feed of the changes any process commits, on a connection of its own (PostgreSQL
+   * LISTEN/NOTIFY); the caller closes it. Absent for SQLite, whose readers learn of changes by polling.
+   */
+  openChangeFeed?(logger: Logger): Promise<ChangeFeed>;
+  /** Where the data is kept, for the start-up log: a file path, never a password. */
+  location: string;
+  /** Releases the backend once nothing uses the stores any more. */
+  close(): Promise<void>;
 }

@@ -8,11 +8,14 @@ import { promisify } from 'node:util';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { buildApp, type NerkhApp } from '../../src/http/app.ts';
-import { type Limiters, memoryLimiters } from '../../src/limiter/open-limiter.ts';
+import { buildApp } from '../../src/http/app.ts';
+import type { NerkhApp } from '../../src/http/types.ts';
+import type { Limiters } from '../../src/limiter/limiters.ts';
+import { memoryLimiters } from '../../src/limiter/open-limiter.ts';
 import { createLogger } from '../../src/logger.ts';
 import { appStoresOf } from '../../src/service.ts';
-import { type OpenedStore, openStore } from '../../src/store/open-store.ts';
+import { openStore } from '../../src/store/open-store.ts';
+import type { OpenedStore } from '../../src/store/types.ts';
 import { markdownOutline } from '../site/outline.ts';
 import { snapshotDraft, weekOfSnapshots } from '../site/site-fixture.ts';
 import {

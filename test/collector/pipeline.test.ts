@@ -13,7 +13,8 @@ import { startService } from '../../src/service.ts';
 import { ExchangeSimulator } from '../../src/simulator/exchange-simulator.ts';
 import { builtInSources } from '../../src/sources/default-sources.ts';
 import { parseSources } from '../../src/sources/load-sources.ts';
-import { type OpenedStore, openStore } from '../../src/store/open-store.ts';
+import { openStore } from '../../src/store/open-store.ts';
+import type { OpenedStore } from '../../src/store/types.ts';
 import { againstSimulator } from '../support/simulated-sources.ts';
 
 /** End to end over real sockets: simulator → Binance/Nobitex adapters → collector → SQLite. */

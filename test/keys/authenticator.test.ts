@@ -194,37 +194,4 @@ describe('KeyAuthenticator', () => {
     expect(await auth.authenticate(issued[0] as string)).not.toBeNull();
     expect(store.lookups).toBe(4);
   });
-
-  it('writes last use in small transactions, letting other work run between them', async () => {
-    const batches: number[] = [];
-    class RecordingStore extends MemoryApiKeyStore {
-      override async recordApiKeyUse(lastUsed: ReadonlyMap<string, string>) {
-        batches.push(lastUsed.size);
-        return super.recordApiKeyUse(lastUsed);
-      }
-    }
-    const store = new RecordingStore();
-    const keys: string[] = [];
-    for (let i = 0; i < 12; i++) keys.push((await issueApiKey(store, { org: 'A', purpose: 'p' })).key);
-    const auth = closedAtEnd(
-      new KeyAuthenticator({
-        store,
-        logger: createLogger('silent'),
-        pollMs: 60_000,
-        flushMs: 60_000,
-        flushChunk: 5,
-      }),
-    );
-    await auth.start();
-    for (const key of keys) await auth.authenticate(key);
-    let ranBetween = false;
-    setImmediate(() => {
-      ranBetween = batches.length > 0 && batches.length < 3;
-    });
-    await auth.flushLastUse();
-    expect(batches).toEqual([5, 5, 2]);
-    expect(ranBetween).toBe(true);
-    const stored = await store.listApiKeys();
-    expect(stored.every((record) => record.last_used_at !== null)).toBe(true);
-  });
 });

@@ -1,8 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../src/keys/api-key.ts';
 import { issueApiKey } from '../../src/keys/issue-key.ts';
-import type { OpenedStore } from '../../src/store/open-store.ts';
-import type { ApiKeyStore } from '../../src/store/types.ts';
+import type { ApiKeyStore, OpenedStore } from '../../src/store/types.ts';
 
 /**
  * The behaviour every ApiKeyStore must show, written once and run against each implementation

@@ -1,8 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { CollectorStatus } from '../../src/collector/collector-status.ts';
 import type { SnapshotDraft } from '../../src/domain/rates.ts';
-import type { OpenedStore } from '../../src/store/open-store.ts';
-import type { CollectorStatusStore, SnapshotStore } from '../../src/store/types.ts';
+import type { CollectorStatusStore, OpenedStore, SnapshotStore } from '../../src/store/types.ts';
 
 export function draftAt(
   minute: number,

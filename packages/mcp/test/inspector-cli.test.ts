@@ -52,6 +52,9 @@ async function inspect(name: string, key: string, args: string[], expectToolErro
     `NERKH_BASE_URL=${nerkh.baseUrl}`,
     '-e',
     `NERKH_API_KEY=${key}`,
+    // tsx resolves @nerkh/client to its sources through this tsconfig's `paths` (no build needed).
+    '-e',
+    `TSX_TSCONFIG_PATH=${join(packageDir, 'tsconfig.json')}`,
     '--cwd',
     rootDir,
     ...args,
@@ -59,7 +62,6 @@ async function inspect(name: string, key: string, args: string[], expectToolErro
     output,
     '--',
     process.execPath,
-    '--conditions=nerkh-source',
     '--import',
     'tsx',
     join(packageDir, 'src', 'main.ts'),

@@ -1,5 +1,5 @@
 import type { onRequestHookHandler } from 'fastify';
-import type { NerkhApp } from '../app.ts';
+import type { NerkhApp } from '../types.ts';
 
 interface BehindApiKeyOptions {
   /** The key check and per-key rate limit (./api-key-guard.ts). */

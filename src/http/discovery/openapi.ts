@@ -1,4 +1,5 @@
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
+import packageJson from '../../../package.json' with { type: 'json' };
 
 /**
  * How @fastify/swagger builds the OpenAPI 3.1 document (`app.swagger()`, served by ./plugin.ts at
@@ -17,6 +18,8 @@ export function openApiOptions(publicUrl: string): FastifyDynamicSwaggerOptions 
           "Current sell rates of digital currencies — what a user pays to buy a coin from the exchange — in tether (USDT) and in toman. Rates are informational; an order's final rate is fixed in the user panel.",
         termsOfService: `${publicUrl}/terms`,
         contact: { name: 'API keys and support', url: `${publicUrl}/contact` },
+        // The repository's licence (an SPDX identifier, OpenAPI 3.1 §4.8.4), the packages' too.
+        license: { name: packageJson.license, identifier: packageJson.license },
       },
       externalDocs: { description: 'API reference with examples', url: `${publicUrl}/docs` },
       tags: [

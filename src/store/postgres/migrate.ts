@@ -3,14 +3,8 @@ import { initialSchema } from './migrations/0001-initial-schema.ts';
 import { snapshotSource } from './migrations/0002-snapshot-source.ts';
 import { collectorLeaseAndChangeNotices } from './migrations/0003-collector-lease-and-change-notices.ts';
 import { pricePoints } from './migrations/0004-price-points.ts';
+import type { Migration } from './migrations/types.ts';
 import { reasonOf } from './pool.ts';
-
-export interface Migration {
-  /** Position in the sequence, from 1; recorded in schema_migrations once applied. */
-  version: number;
-  name: string;
-  sql: string;
-}
 
 /** Append-only: each entry is applied once, in order. Never edit a released entry; add a new one. */
 export const schemaMigrations: readonly Migration[] = [

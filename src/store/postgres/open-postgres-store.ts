@@ -1,5 +1,5 @@
 import type { Config } from '../../config.ts';
-import type { OpenedStore } from '../open-store.ts';
+import type { OpenedStore } from '../types.ts';
 import { PostgresChangeFeed } from './change-feed.ts';
 import { PostgresCollectorLease } from './collector-lease.ts';
 import { PostgresKeyRequestStore } from './key-request-store.ts';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Config } from '../../config.ts';
-import type { OpenedStore } from '../open-store.ts';
+import type { OpenedStore } from '../types.ts';
 import { openSqlite, type SqliteDatabase } from './database.ts';
 import { SqliteKeyRequestStore } from './key-request-store.ts';
 import { SqliteApiKeyStore } from './key-store.ts';

@@ -3,6 +3,9 @@ import { createConfig, lintFromString } from '@redocly/openapi-core';
 import type { TSchema } from 'typebox';
 import { Value } from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import rootPackage from '../../../package.json' with { type: 'json' };
+import clientPackage from '../../../packages/client/package.json' with { type: 'json' };
+import mcpPackage from '../../../packages/mcp/package.json' with { type: 'json' };
 import { ProblemSchema } from '../../../src/http/errors/catalog.ts';
 import { HealthSchema } from '../../../src/http/health/schemas.ts';
 import { RatesResponseSchema } from '../../../src/http/rates/schemas.ts';
@@ -62,6 +65,14 @@ describe('/v1/openapi.json, built by @fastify/swagger from the route schemas', (
     expect(document.components.securitySchemes).toEqual({
       ApiKeyAuth: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-API-Key' }),
     });
+  });
+
+  it("carries the repository's licence, the one both client packages are published under", () => {
+    const { info } = JSON.parse(body) as { info: { license: unknown } };
+    expect(info.license).toEqual({ name: 'MIT', identifier: 'MIT' });
+    expect(rootPackage.license).toBe('MIT');
+    expect(clientPackage.license).toBe('MIT');
+    expect(mcpPackage.license).toBe('MIT');
   });
 
   it('lists only the API operations, relative to the server URL', () => {

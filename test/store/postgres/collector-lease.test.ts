@@ -1,9 +1,8 @@
 import pg from 'pg';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import type { OpenedStore } from '../../../src/store/open-store.ts';
 import { openPostgresStore } from '../../../src/store/postgres/open-postgres-store.ts';
 import { StaleTermError } from '../../../src/store/stale-term-error.ts';
-import type { CollectorLease } from '../../../src/store/types.ts';
+import type { CollectorLease, OpenedStore } from '../../../src/store/types.ts';
 import { createTestDatabase, skipPostgres } from '../../support/postgres.ts';
 import { sleep } from '../../support/wait.ts';
 import { draftAt } from '../snapshot-store-contract.ts';

@@ -1,5 +1,5 @@
-import type { OpenedStore } from '../../../src/store/open-store.ts';
 import { openPostgresStore } from '../../../src/store/postgres/open-postgres-store.ts';
+import type { OpenedStore } from '../../../src/store/types.ts';
 import { createTestDatabase } from '../../support/postgres.ts';
 
 /** The PostgreSQL store on a new database of its own, dropped when the current test ends. */

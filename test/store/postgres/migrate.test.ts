@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { type Migration, migrate, schemaMigrations } from '../../../src/store/postgres/migrate.ts';
+import { migrate, schemaMigrations } from '../../../src/store/postgres/migrate.ts';
+import type { Migration } from '../../../src/store/postgres/migrations/types.ts';
 import { clientConfigOf } from '../../../src/store/postgres/pool.ts';
 import { createTestDatabase, skipPostgres } from '../../support/postgres.ts';
 

@@ -1,4 +1,4 @@
-import type { Migration } from '../migrate.ts';
+import type { Migration } from './types.ts';
 
 /**
  * The schema of the SQLite store's first three migrations, in PostgreSQL's types: times are

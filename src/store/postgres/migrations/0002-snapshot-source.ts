@@ -1,4 +1,4 @@
-import type { Migration } from '../migrate.ts';
+import type { Migration } from './types.ts';
 
 /**
  * The label of the sources that priced each snapshot (`source` of the rates response). Every

@@ -1,4 +1,4 @@
-import type { Migration } from '../migrate.ts';
+import type { Migration } from './types.ts';
 
 /**
  * What lets several instances share one database as one service: the collector lease that elects

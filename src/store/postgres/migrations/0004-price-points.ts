@@ -1,4 +1,4 @@
-import type { Migration } from '../migrate.ts';
+import type { Migration } from './types.ts';
 
 /**
  * Each snapshot's prices, one row per coin, written in the same statement as the snapshot and

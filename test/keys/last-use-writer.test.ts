@@ -1,0 +1,110 @@
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import { KeyUse, LastUseWriter } from '../../src/keys/last-use-writer.ts';
+import { createLogger } from '../../src/logger.ts';
+import { LogCapture } from '../http/fixtures.ts';
+
+/** A store that keeps what it is handed, one map per transaction. */
+class RecordingStore {
+  readonly batches: Map<string, string>[] = [];
+  async recordApiKeyUse(lastUsed: ReadonlyMap<string, string>): Promise<void> {
+    this.batches.push(new Map(lastUsed));
+  }
+}
+
+function writerFor(
+  store: RecordingStore,
+  live: KeyUse[],
+  options: { flushMs?: number; flushChunk?: number } = {},
+) {
+  const writer = new LastUseWriter({
+    store,
+    logger: createLogger('silent'),
+    liveKeys: () => live,
+    flushMs: options.flushMs ?? 60_000,
+    ...(options.flushChunk === undefined ? {} : { flushChunk: options.flushChunk }),
+  });
+  onTestFinished(() => writer.close());
+  return writer;
+}
+
+const at = (iso: string) => Date.parse(iso);
+
+describe('LastUseWriter', () => {
+  it("writes each live key's latest use once, and nothing when no key was used since", async () => {
+    const store = new RecordingStore();
+    const a = new KeyUse('a');
+    const b = new KeyUse('b');
+    const writer = writerFor(store, [a, b]);
+    a.used(at('2025-01-01T00:00:00Z'));
+    a.used(at('2025-01-01T00:00:05Z'));
+    await writer.flush();
+    expect(store.batches).toEqual([new Map([['a', '2025-01-01T00:00:05.000Z']])]);
+    await writer.flush();
+    expect(store.batches).toHaveLength(1);
+    b.used(at('2025-01-01T00:01:00Z'));
+    await writer.flush();
+    expect(store.batches[1]).toEqual(new Map([['b', '2025-01-01T00:01:00.000Z']]));
+  });
+
+  it('keeps the unwritten use of a key that leaves the live ones', async () => {
+    const store = new RecordingStore();
+    const gone = new KeyUse('gone');
+    const writer = writerFor(store, []);
+    gone.used(at('2025-01-01T00:00:00Z'));
+    writer.keep([gone]);
+    await writer.flush();
+    expect(store.batches).toEqual([new Map([['gone', '2025-01-01T00:00:00.000Z']])]);
+  });
+
+  it('writes last use in small transactions, letting other work run between them', async () => {
+    const store = new RecordingStore();
+    const keys = Array.from({ length: 12 }, (_, i) => new KeyUse(`k${i}`));
+    for (const key of keys) key.used(at('2025-01-01T00:00:00Z'));
+    const writer = writerFor(store, keys, { flushChunk: 5 });
+    let ranBetween = false;
+    setImmediate(() => {
+      ranBetween = store.batches.length > 0 && store.batches.length < 3;
+    });
+    await writer.flush();
+    expect(store.batches.map((batch) => batch.size)).toEqual([5, 5, 2]);
+    expect(ranBetween).toBe(true);
+    expect(new Set(store.batches.flatMap((batch) => [...batch.keys()]))).toEqual(
+      new Set(keys.map((key) => key.id)),
+    );
+  });
+
+  it('writes every flush period once started, and what is left at close', async () => {
+    const store = new RecordingStore();
+    const key = new KeyUse('k');
+    const writer = writerFor(store, [key], { flushMs: 20 });
+    writer.start();
+    key.used(at('2025-01-01T00:00:00Z'));
+    await vi.waitFor(() => expect(store.batches).toHaveLength(1));
+    key.used(at('2025-01-01T00:00:01Z'));
+    await writer.close();
+    expect(store.batches.at(-1)).toEqual(new Map([['k', '2025-01-01T00:00:01.000Z']]));
+  });
+
+  it('logs a failed write and goes on with the next', async () => {
+    const logs = new LogCapture();
+    const key = new KeyUse('k');
+    let calls = 0;
+    const writer = new LastUseWriter({
+      store: {
+        async recordApiKeyUse() {
+          calls++;
+          if (calls === 1) throw new Error('store is down');
+        },
+      },
+      logger: createLogger('info', logs),
+      liveKeys: () => [key],
+    });
+    onTestFinished(() => writer.close());
+    key.used(at('2025-01-01T00:00:00Z'));
+    await writer.flush();
+    expect(logs.text).toContain('writing API key last-use times failed');
+    key.used(at('2025-01-01T00:00:01Z'));
+    await writer.flush();
+    expect(calls).toBe(2);
+  });
+});
