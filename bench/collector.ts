@@ -1,5 +1,5 @@
 /**
- * Collector throughput and snapshot build time on one core (targets in the README's Performance section):
+ * Collector throughput and snapshot build time on one core (targets in docs/performance.md):
  *   - ≥ 200,000 quote ticks/s, moving and unchanged prices mixed, over 200 pairs;
  *   - ≤ 20 ms to build a snapshot of 5,000 coins.
  * Run: npm run bench:collector

@@ -9,7 +9,7 @@
  * express-rate-limit (in memory). Then two instances of each limiter take one burst on one key
  * (how many does each admit?), and nerkh with Redis runs under load while Redis is cut off.
  * nerkh runs as deployed: `npm run build`, then `node bin/nerkh.js serve --role api` on a data
- * directory holding a committed snapshot and issued keys. Targets (README "Performance"):
+ * directory holding a committed snapshot and issued keys. Targets (docs/performance.md):
  *   - full list, 50 connections: nerkh ÷ nginx req/s ≥ 0.8 (median of the pairwise ratios);
  *   - p99 ≤ 5 ms at saturating load (50 connections, closed loop, one core);
  *   - a 304's status line and header fields ≤ 400 bytes;
@@ -109,10 +109,9 @@ const connections = countOption('connections', flags.connections);
  * holds events that each run some code for the first time: the first turn of the key cache's
  * periods (10 s), the first write of keys' last use (30 s), the first admissions to leave the
  * limit window and the limiter's first sweep (60 s). V8 deoptimizes the code they touch and
- * compiles it again, on the server's own core: in 2-s windows of load, p99s of 5.7 and 12.2 ms in
- * that minute, 2.1–2.8 ms (8-s windows) after it (docs/performance.md "An eleventh look"). The
- * rounds measure a process at saturation, not one starting; 80 s is past the minute with room to
- * spare.
+ * compiles it again, on the server's own core, and the p99 of that minute is several times the
+ * p99 after it (docs/decisions/0035-bench-measures-servers-under-way.md). The rounds measure a
+ * process at saturation, not one starting; 80 s is past the minute with room to spare.
  */
 const warmUpSeconds = countOption('warm-up', flags['warm-up']);
 const parts = commandLine.read(() => parseParts(flags.only));
@@ -425,7 +424,7 @@ try {
     benchRedis = await openBenchRedis(redisUrl);
   }
 
-  // 0. The production build, as a deployment makes it (README "Performance"); bin/nerkh.js runs it.
+  // 0. The production build, as a deployment makes it (docs/deployment.md#the-production-build); bin/nerkh.js runs it.
   const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: projectRoot, encoding: 'utf8' });
   if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stdout}${build.stderr}`);
   if (!buildIsCurrent(projectRoot)) {

@@ -39,7 +39,7 @@ export interface FailedCommitResult {
   phases: PhaseResult[];
   /** 'snapshot commit failed' lines the collector logged, with their reason. */
   failedCommits: string[];
-  /** /v1/health at the end of the failure (the age grown; see README "Health"). */
+  /** /v1/health at the end of the failure (the age grown; see content/docs.md "GET /v1/health"). */
   healthWhileFailing: HealthBody | string;
   ageBefore: number;
   ageWhileFailing: number;

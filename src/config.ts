@@ -3,7 +3,7 @@ import { Value } from 'typebox/value';
 import { urlHost } from './net/url-host.ts';
 
 /**
- * The one configuration schema of nerkh (docs/architecture.md#configuration). Every setting comes from the environment;
+ * The one configuration schema of nerkh (docs/operations.md#configuration). Every setting comes from the environment;
  * the type is derived from the schema, and `loadConfig` validates at boot so a bad value fails
  * fast with a message naming the variable.
  */
@@ -103,7 +103,7 @@ export const ConfigSchema = Type.Object({
   NERKH_MAX_REQUESTS_PER_SOCKET: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 }),
   LOG_LEVEL: Type.String({ ...LogLevel, default: 'info' }),
   /**
-   * Port of the Prometheus metrics listener (`GET /metrics`, README "Metrics"); unset = no metrics
+   * Port of the Prometheus metrics listener (`GET /metrics`, docs/operations.md#metrics); unset = no metrics
    * listener. Never the public PORT: the figures are for the operator, not for API clients.
    */
   NERKH_METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),

@@ -4,8 +4,8 @@
  * written to a socket or a buffer, walking the tree again for every parent string it is part of;
  * `Array.prototype.join` writes them into one run of bytes once. For strings made once and sent
  * with many responses (header lines, the access line's start and end): copying a rates response's
- * head into the socket's buffer took about 5,000 instructions a response while its rendered
- * blocks were trees, 2,500 once they were flat (callgrind; docs/performance.md "Where the time goes").
+ * head into the socket's buffer took about twice the instructions while its rendered blocks were
+ * trees (docs/decisions/0004-flat-header-strings.md).
  */
 export function flatString(...parts: string[]): string {
   return parts.join('');

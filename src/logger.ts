@@ -6,8 +6,9 @@ export type { Logger };
 /**
  * pino's isoTime (`,"time":"<ISO 8601>"`), formatted once per millisecond instead of once per
  * line (under load many access-log lines share a millisecond), and from a prefix made once per
- * second: `toISOString` costs about 7,000 instructions, the milliseconds appended to the prefix a
- * few dozen. Same text as `toISOString` for every year it writes with four digits (0 to 9999).
+ * second: appending the milliseconds to the prefix costs a small fraction of `toISOString`
+ * (docs/decisions/0004-flat-header-strings.md). Same text as `toISOString` for every year it
+ * writes with four digits (0 to 9999).
  */
 let formattedMs = Number.NaN;
 let formattedTime = '';
@@ -90,10 +91,11 @@ const mostHundredthsWritten = 0x3fff_ffff;
 /**
  * `value` rounded to hundredths, as JSON: the same text as `jsonNumber(Math.round(value * 100) / 100)`
  * (a test compares them), written from the whole number of hundredths. Turning a fraction into its
- * shortest decimal text is V8's general double-to-text algorithm, about 200 ns a call, measured
- * once per access line; small integers come from V8's number-string cache, a quarter of that
- * (docs/performance.md). The quotient of a whole number of hundredths by 100 is the double
- * nearest that decimal, so its shortest text is that decimal with trailing zeros dropped.
+ * shortest decimal text is V8's general double-to-text algorithm, once per access line; small
+ * integers come from V8's number-string cache, far cheaper
+ * (docs/decisions/0007-access-log-serialized-and-batched.md). The quotient of a whole number of
+ * hundredths by 100 is the double nearest that decimal, so its shortest text is that decimal with
+ * trailing zeros dropped.
  */
 export function jsonHundredths(value: number): string {
   const hundredths = Math.round(value * 100);
@@ -255,12 +257,11 @@ class LineBatches implements pino.DestinationStream {
  * is lost on a normal or signalled stop, and lines are always written whole.
  *
  * Each batch is written at once, from the event loop (sonic-boom's sync mode, what pino's own
- * default destination does): a 16 KiB write costs the server a few microseconds. Handed to libuv's
- * thread pool instead (sonic-boom's async mode), each write cost a thread switch there and back on
- * the server's core, about 1 µs per request in all, a tenth of the throughput of `/v1/rates`
- * (docs/performance.md). So, as with any program that logs to stdout synchronously, a reader that
- * stops reading (a full pipe) holds the server until it reads again; it never grows the process's
- * memory.
+ * default destination does). Handed to libuv's thread pool instead (sonic-boom's async mode), each
+ * write cost a thread switch there and back on the server's core, a tenth of the throughput of
+ * `/v1/rates` (docs/decisions/0007-access-log-serialized-and-batched.md). So, as with any program
+ * that logs to stdout synchronously, a reader that stops reading (a full pipe) holds the server
+ * until it reads again; it never grows the process's memory.
  */
 export function bufferedStdout(flushMs = 1000): pino.DestinationStream {
   const sink = pino.destination({ dest: 1, sync: true, contentMode: 'buffer' }) as unknown as BufferSink;

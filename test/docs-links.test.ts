@@ -97,6 +97,34 @@ describe('documents point at what exists', () => {
   );
 });
 
+/** Source files whose comments may cite the docs. */
+function sourceFiles(): string[] {
+  return ['src', 'bench', 'drills', 'scripts', 'bin', 'test']
+    .flatMap((dir) =>
+      readdirSync(join(projectRoot, dir), { recursive: true, encoding: 'utf8' }).map((file) =>
+        join(dir, file),
+      ),
+    )
+    .filter((file) => /\.(ts|js|cjs)$/.test(file))
+    .concat(['compose.yaml'])
+    .sort();
+}
+
+describe('code cites documents that exist', () => {
+  it('every docs/….md a source file names exists, with the section it names', () => {
+    const broken: string[] = [];
+    for (const file of sourceFiles()) {
+      const text = readFileSync(join(projectRoot, file), 'utf8');
+      for (const [cited, path, anchor] of text.matchAll(/\b(docs\/[\w./-]+\.md)(?:#([\w-]+))?/g)) {
+        if (!existsSync(join(projectRoot, path as string))) broken.push(`${file}: ${cited}: no such file`);
+        else if (anchor !== undefined && !parse(path as string).anchors.has(anchor))
+          broken.push(`${file}: ${cited}: no heading #${anchor}`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+});
+
 /** Folders the repository holds: from git when it is there, else from the disk minus what git ignores. */
 function trackedFolders(under: string): string[] {
   try {

@@ -8,7 +8,7 @@ import { startSimulatedService } from './support/simulated-service.ts';
 
 /**
  * A run of the whole service at the most verbose log level, fed keys and email addresses in every
- * place a client might put them, whose log is then searched for them (README "Operations", Logs:
+ * place a client might put them, whose log is then searched for them (docs/operations.md "Logs":
  * no key ever; the client address only in the access line's `ip`).
  */
 describe('the log of a run', () => {

@@ -45,10 +45,9 @@ interface Timing {
  * Seconds of load, not measured, right before each measured run: every server meets its round's
  * load already running, not after the minute or more it idled while the others were measured.
  * After such a pause nerkh's first seconds of load ran V8's optimized code of node:http's request
- * path and its own against objects whose maps had changed meanwhile, and paid for it again (24
- * deoptimizations in the first 8 s after 85 s idle, none in the next two runs; a p99 of 5.3 ms
- * against 3.4 and 2.7; docs/performance.md "An eleventh look"). What the rounds compare is servers at
- * saturation.
+ * path and its own against objects whose maps had changed meanwhile, and paid for it again in
+ * deoptimizations and a higher p99 (docs/decisions/0035-bench-measures-servers-under-way.md). What
+ * the rounds compare is servers at saturation.
  */
 export const reloadSeconds = 2;
 

@@ -61,7 +61,7 @@ function againstSimulator(setup: SourcesSetup, simulator: ExchangeSimulator): So
 }
 
 /**
- * `nerkh demo` (docs/architecture.md#command-line): the whole service against the built-in exchange simulator, on a
+ * `nerkh demo` (docs/operations.md#command-line): the whole service against the built-in exchange simulator, on a
  * fresh temporary data directory, with a fresh key, and curl lines that work as printed.
  */
 export function registerDemo(program: Command): void {

@@ -10,7 +10,7 @@ import { registerSimulateExchange } from './simulate-exchange.ts';
 import { registerSources } from './sources.ts';
 
 /**
- * `nerkh` command line (docs/architecture.md#command-line). Each command lives in its own module and registers itself
+ * `nerkh` command line (docs/operations.md#command-line). Each command lives in its own module and registers itself
  * here; every command prints a one-line reason and exits non-zero on failure.
  */
 const program = new Command('nerkh')

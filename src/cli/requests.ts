@@ -7,7 +7,7 @@ import type { ApiKeyStore, KeyRequestStore } from '../store/types.ts';
 import { table, terminalSafe, terminalSafeJson } from './terminal-output.ts';
 
 /**
- * `nerkh requests list|approve|reject` (docs/architecture.md#command-line): the operator's side of the contact page.
+ * `nerkh requests list|approve|reject` (docs/operations.md#command-line): the operator's side of the contact page.
  * Requests hold text typed by strangers, so everything printed goes through terminal-output.ts.
  */
 

@@ -25,7 +25,7 @@ Listens on HOST:PORT (default 127.0.0.1:8080) and keeps its data in NERKH_DATA_D
 process fills it. With NERKH_DATABASE_URL (and NERKH_REDIS_URL) any number of processes of any
 role share one PostgreSQL (and one rate limit); of those that run a collector, one leads and the
 others stand by to take over. Stops on SIGTERM or SIGINT after finishing in-flight requests.
-Every setting is an environment variable; see README.md "Configuration".`,
+Every setting is an environment variable; see docs/operations.md "Configuration".`,
     )
     .action(async (options: { role: Role }) => {
       const config = loadConfig();

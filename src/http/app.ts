@@ -116,14 +116,13 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
     return503OnClosing: false,
     bodyLimit: 64 * 1024,
     // Ajv compiles the JSON Schema meta-schema to check each route schema against it before
-    // compiling the schema itself: 60 of a start's 760 ms on a slow host (docs/performance.md
-    // "A ninth look").
+    // compiling the schema itself, on every start (docs/decisions/0027-no-meta-schema-no-serializers.md).
     // Its strict mode still refuses a malformed schema without it (an unknown keyword, a wrong
     // type, a keyword value of the wrong type), and the OpenAPI document made of the same schemas
     // is validated in tests.
     ajv: { customOptions: { validateSchema: false } },
-    // The timeouts and caps that keep slow or idle clients from holding the server (README
-    // "Timeouts and connection caps").
+    // The timeouts and caps that keep slow or idle clients from holding the server
+    // (docs/operations.md#timeouts-and-connection-caps).
     http: {
       headersTimeout: config.NERKH_HEADERS_TIMEOUT_MS,
       requestTimeout: config.NERKH_REQUEST_TIMEOUT_MS,
@@ -212,8 +211,9 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
     installProblemHandlers(app, config.publicUrl);
     // The routes' response schemas document what is sent (OpenAPI); nothing is serialized through
     // them: the rates are precomputed bytes, health and problems are sent as strings. Building
-    // Fastify's serializers for them would only add to every start (health's ~30 ms), so plain
-    // JSON stands in, for every route registered below.
+    // Fastify's serializers for them would only add to every start (health's above all;
+    // docs/decisions/0027-no-meta-schema-no-serializers.md), so plain JSON stands in, for every
+    // route registered below.
     app.setSerializerCompiler(() => (data) => JSON.stringify(data));
     const accessLog = new AccessLog(logger, metrics);
     accessLog.install(app);

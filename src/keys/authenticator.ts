@@ -61,7 +61,7 @@ interface KeyAuthenticatorOptions {
   presentedMs?: number;
   /** How often batched last-use times are written. */
   flushMs?: number;
-  /** Keys per last-use transaction (default 500: ~0.3 ms of the event loop to build and hand over). */
+  /** Keys per last-use transaction (default 500; docs/decisions/0037-background-work-in-small-steps.md). */
   flushChunk?: number;
   /** Bound on cached valid keys; set it above the number of keys in use, so none is ever evicted. */
   validCacheSize?: number;

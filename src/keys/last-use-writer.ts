@@ -33,7 +33,7 @@ interface LastUseWriterOptions {
   liveKeys: () => Iterable<KeyUse>;
   /** How often batched last-use times are written. */
   flushMs?: number;
-  /** Keys per last-use transaction (default 500: ~0.3 ms of the event loop to build and hand over). */
+  /** Keys per last-use transaction (default 500; docs/decisions/0037-background-work-in-small-steps.md). */
   flushChunk?: number;
 }
 
@@ -86,8 +86,9 @@ export class LastUseWriter {
   /**
    * Writes the pending last-use times in transactions of at most `flushChunk` keys, letting
    * requests run between them. The stores write off the event loop (SQLite on a thread of its
-   * own, PostgreSQL over the network), but the event loop builds and hands over each batch: ~0.3
-   * ms for 500 keys, ~4 ms for 10,000 at once, a stall for every request in flight.
+   * own, PostgreSQL over the network), but the event loop builds and hands over each batch, and a
+   * batch of every key at once would stall every request in flight
+   * (docs/decisions/0037-background-work-in-small-steps.md).
    */
   async flush(): Promise<void> {
     this.keep(this.#liveKeys());

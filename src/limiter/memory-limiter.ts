@@ -3,7 +3,7 @@ import type { RateLimitDecision, RateLimiter } from './types.ts';
 /** Slots a ring starts with; it grows (doubling) only as admissions within one window need. */
 const initialSlots = 4;
 
-/** Keys a sweep visits per decision (~0.3 ms). */
+/** Keys a sweep visits per decision (docs/decisions/0037-background-work-in-small-steps.md). */
 const sweepBatch = 1000;
 
 /**
@@ -245,7 +245,8 @@ export class MemoryRateLimiter implements RateLimiter {
   /**
    * Once per window, a sweep forgets keys whose every admission has left the window and gives back
    * the slots of keys that were busier earlier than they are now. It goes `sweepBatch` keys per
-   * decision: in one go, 100,000 keys would stall the requests waiting behind it for ~30 ms.
+   * decision: in one go, 100,000 keys would stall the requests waiting behind it
+   * (docs/decisions/0037-background-work-in-small-steps.md).
    */
   #sweep(nowMs: number): void {
     if (this.#sweeping === null) {

@@ -5,7 +5,7 @@ import type { SourceState } from '../store/collector-status.ts';
 const sourceStates: readonly SourceState[] = ['up', 'degraded', 'down'];
 
 /**
- * The collector's metrics (README "Metrics"), on the registry the composition root gives it:
+ * The collector's metrics (docs/operations.md#metrics), on the registry the composition root gives it:
  * commits counted as they end, coins counted as they fail over, and the sources' state, reconnects,
  * rejected ticks and coins read from the running collector when Prometheus scrapes. While this
  * instance runs no collector (it stands by, or has the `api` role) the source series are absent.

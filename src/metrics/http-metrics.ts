@@ -17,7 +17,7 @@ export interface ApiMetricSources {
 const unmatchedRoute = 'unmatched';
 
 /**
- * The API's metrics (README "Metrics"), on the registry the composition root gives it. A request
+ * The API's metrics (docs/operations.md#metrics), on the registry the composition root gives it. A request
  * costs one histogram observation (its count is the request counter) recorded by the access log
  * and one addition for the limit decision: prom-client's own `inc`/`observe` cost microseconds
  * each, so per-request figures are plain numbers the counters read when Prometheus scrapes, as

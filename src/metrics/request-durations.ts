@@ -22,12 +22,12 @@ interface Sample {
  * `nerkh_http_request_duration_seconds{route,status_code}`: a Prometheus histogram of the time to
  * answer each request, exposed through the registry like any prom-client metric.
  *
- * Hand-written because prom-client's `Histogram.observe` costs ~2.7 µs here (it rebuilds a label
- * hash string, validates the labels and turns the bucket bound into a property name on every
- * call), several percent of a /v1/rates request; this one is a scan of 12 bounds and three
- * additions, after two Map lookups only when the series is not the previous observation's (under
- * load nearly every request is a `/v1/rates` 200; docs/performance.md "A sixth look"). The text is
- * built by prom-client from `get()`, in the shape its own Histogram returns.
+ * Hand-written because prom-client's `Histogram.observe` rebuilds a label hash string, validates
+ * the labels and turns the bucket bound into a property name on every call, several percent of a
+ * /v1/rates request; this one is a scan of 12 bounds and three additions, after two Map lookups
+ * only when the series is not the previous observation's (under load nearly every request is a
+ * `/v1/rates` 200; docs/decisions/0034-histogram-keeps-the-previous-series.md). The text is built
+ * by prom-client from `get()`, in the shape its own Histogram returns.
  */
 export class RequestDurations {
   readonly name = 'nerkh_http_request_duration_seconds';

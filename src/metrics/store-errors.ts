@@ -25,7 +25,7 @@ function counted<T extends object>(capability: T, failed: (operation: string) =>
 
 /**
  * The opened store with every failing call counted in `nerkh_store_errors_total{operation}`
- * (README "Metrics"): one wrapper in the composition root instead of a counter at each caller.
+ * (docs/operations.md#metrics): one wrapper in the composition root instead of a counter at each caller.
  * The fenced stores the collector lease hands out are counted too.
  */
 export function countStoreErrors(store: OpenedStore, registry: Registry): OpenedStore {

@@ -5,8 +5,8 @@
 
 /**
  * Numbers are written as en-US's Intl.NumberFormat writes them (the tests hold them to it), by
- * hand: the first Intl formatter a process makes maps about 6 MB of ICU data into memory, for
- * digit grouping alone.
+ * hand: the first Intl formatter a process makes maps ICU's data into memory, for digit grouping
+ * alone (docs/decisions/0025-persian-formats-on-first-use.md).
  */
 function groupThousands(integerDigits: string): string {
   return integerDigits.replace(/\B(?=(\d{3})+$)/g, ',');

@@ -3,7 +3,7 @@ import type { Language } from './language.ts';
 
 /**
  * Markdown → HTML for the website. Every page is authored once, in Markdown, and this renderer
- * turns it into the HTML form, so the two forms of a page always say the same thing (docs/architecture.md#http-contract).
+ * turns it into the HTML form, so the two forms of a page always say the same thing (docs/architecture.md#the-website).
  *
  * - `html: false`: raw HTML in a source (or in a value filled into it) is shown as text, never
  *   interpreted, so nothing in Markdown can inject markup.

@@ -1,5 +1,5 @@
 /**
- * Which form of a website page to answer (docs/architecture.md#http-contract). Pages exist as HTML (the default, for
+ * Which form of a website page to answer (docs/architecture.md#the-website). Pages exist as HTML (the default, for
  * browsers and `*∕*`) and as Markdown (for agents). Markdown is chosen only when the client names
  * `text/markdown` itself with q > 0 and no lower than it would accept `text/html`; a wildcard alone
  * never selects Markdown, so `curl` and browsers keep getting HTML. JSON-only clients get problem

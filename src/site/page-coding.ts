@@ -3,10 +3,10 @@ import { type ContentCoding, negotiateContentCoding } from '../http/edge/content
 
 /**
  * Pages go out compressed when the client accepts it (RFC 9110 §8.4): the coins list with the
- * whole catalog and its sparklines is about 150 kB of HTML, and a first visit (HTML, its inline
- * CSS and the font) must stay within the site's 150 kB budget (README "Website and discovery").
- * Pages change with every snapshot and request (ages, forms), so they are compressed per answer, at
- * levels that cost about a millisecond for the largest page rather than the smallest output.
+ * whole catalog and its sparklines is large, and a first visit (HTML, its inline CSS and the font)
+ * must stay within the site's 150 kB budget (docs/architecture.md#the-website). Pages change with
+ * every snapshot and request (ages, forms), so they are compressed per answer, at levels chosen for
+ * a short time on the largest page rather than the smallest output.
  */
 
 /** Below this, the coding's own overhead is not worth it. */

@@ -83,7 +83,7 @@ export function sitePagesByLanguage(sources: Omit<PageSources, 'content' | 'word
   return Object.fromEntries(entries) as Record<Language, SitePages>;
 }
 
-/** Symbols as the API accepts them (docs/architecture.md#http-contract); anything else cannot name a coin page. */
+/** Symbols as the API accepts them (content/docs.md "GET /v1/rates"); anything else cannot name a coin page. */
 export const symbolPattern = /^[A-Za-z0-9]{1,20}$/;
 
 export class SitePages {

@@ -10,8 +10,8 @@ import { ageInUnits } from './format.ts';
 
 /**
  * Each format is made when a Persian page first needs it, not when this module loads: making them
- * maps ICU's Persian locale and calendar data, about 6 MB of resident memory (README "Memory"),
- * which a process answering only `/v1/rates` never needs.
+ * maps ICU's Persian locale and calendar data into resident memory, which a process answering
+ * only `/v1/rates` never needs (docs/decisions/0025-persian-formats-on-first-use.md).
  */
 function onFirstUse<T>(make: () => T): () => T {
   let made: T | undefined;

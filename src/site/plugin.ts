@@ -27,7 +27,7 @@ interface SiteOptions {
 }
 
 /**
- * The website (docs/architecture.md#http-contract): `/`, `/docs`, `/docs/errors`, `/coins`, `/coins/{symbol}`, `/contact`,
+ * The website (docs/architecture.md#the-website): `/`, `/docs`, `/docs/errors`, `/coins`, `/coins/{symbol}`, `/contact`,
  * `/status`, `/terms`, `/clients`, each in English and, under `/fa`, in Persian (docs/architecture.md#website-languages).
  * Every page is one Markdown source per language; a request with `Accept: text/markdown` gets that
  * Markdown, everyone else the HTML rendered from it (./send-page.ts). Only `/` chooses its

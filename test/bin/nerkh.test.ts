@@ -10,7 +10,7 @@ const probe =
   'data:text/javascript,console.log(JSON.stringify({arenas:process.env.MALLOC_ARENA_MAX,flags:process.execArgv}))';
 
 describe('bin/nerkh.js run as a command', () => {
-  it('starts node with two malloc arenas and the memory and collection flags README "Memory" names', async () => {
+  it('starts node with two malloc arenas and the memory and collection flags docs/deployment.md "Node flags" names', async () => {
     const { stdout } = await execFileAsync(binPath, ['--help'], {
       env: { ...process.env, NODE_OPTIONS: `--import=${probe}` },
     });

@@ -90,7 +90,7 @@ function missingKey(url: string): ProblemError {
 }
 
 /**
- * `onRequest` hook of every authenticated route, in the order docs/architecture.md#http-contract fixes: key check, then
+ * `onRequest` hook of every authenticated route, in the order content/docs.md "GET /v1/rates" fixes: key check, then
  * rate limit; validation runs after it. Errors go to the one error handler as problems.
  *
  * It is a callback hook whose steps continue synchronously when their answer is at hand: the

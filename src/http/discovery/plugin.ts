@@ -15,7 +15,7 @@ const markdownType = 'text/markdown; charset=utf-8';
 const cacheControl = 'public, max-age=300';
 
 /**
- * Discovery paths (docs/architecture.md#http-contract), none of which needs a key:
+ * Discovery paths (content/docs.md "Discovery"), none of which needs a key:
  * `/v1/openapi.json` (alias `/openapi.json`), `/.well-known/api-catalog` (GET and HEAD), `/v1`,
  * `/llms.txt`, `/llms-full.txt`, `/SKILL.md`, `/.well-known/agent-skills/index.json` and
  * `/.well-known/agent-skills/nerkh-rates/SKILL.md`. They link to each other and to the website.

@@ -6,7 +6,7 @@ import type { HttpMetrics } from '../../metrics/http-metrics.ts';
 import { RequestIds } from './request-ids.ts';
 import { pathOf, queryOf } from './request-target.ts';
 
-/** Query parameter names clients wrongly put keys in (docs/architecture.md#http-contract); compared case-insensitively. */
+/** Query parameter names clients wrongly put keys in (content/docs.md "Authentication"); compared case-insensitively. */
 const queryKeyNames = new Set(['key', 'api_key', 'apikey']);
 
 /**

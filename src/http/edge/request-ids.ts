@@ -14,11 +14,11 @@ const hyphen = 0x2d;
  *
  * Hand-written because of what `randomUUID` costs per call on the rates fast path: Node.js builds
  * each id from 20 string concatenations (one per byte and hyphen), and the tree of pieces that
- * makes is copied into one run of bytes again the first time the id is read, about 2,500
- * instructions a request, some 3 % of a whole `/v1/rates` answer (callgrind; README
- * "Performance"). Here the text of 256 ids is written into a buffer at once and decoded into one
- * string; each id is a slice of it, which V8 keeps as a reference into that string, not a copy.
- * A batch's string lives as long as any id sliced from it: ids live as long as their request.
+ * makes is copied into one run of bytes again the first time the id is read, on every request
+ * (docs/decisions/0006-request-ids-and-date-line.md). Here the text of 256 ids is written into a
+ * buffer at once and decoded into one string; each id is a slice of it, which V8 keeps as a
+ * reference into that string, not a copy. A batch's string lives as long as any id sliced from it:
+ * ids live as long as their request.
  */
 export class RequestIds {
   readonly #random = Buffer.alloc(perBatch * uuidBytes);

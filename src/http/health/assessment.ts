@@ -45,7 +45,7 @@ const worse = (a: HealthStatus, b: HealthStatus): HealthStatus =>
   a === 'fail' || b === 'fail' ? 'fail' : a === 'warn' || b === 'warn' ? 'warn' : 'pass';
 
 /**
- * Judges the service's freshness (README "Health"):
+ * Judges the service's freshness (content/docs.md "GET /v1/health"):
  * - pass: snapshot age ≤ 1.5 × refresh interval, every source up, collector reporting (and, where
  *   instances share the store and Redis, an instance leading the collector and limits shared);
  * - warn: age ≤ 3 × refresh, or the collector's last snapshot commit failed, or a source degraded or down, or the collector's report missing or

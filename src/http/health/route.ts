@@ -12,7 +12,7 @@ interface HealthRouteOptions {
 const healthContentType = 'application/health+json';
 
 /**
- * `GET /v1/health` (alias `/health`, docs/architecture.md#http-contract): no key, never cached. The body follows
+ * `GET /v1/health` (alias `/health`, content/docs.md "GET /v1/health"): no key, never cached. The body follows
  * draft-inadarei-api-health-check; 503 means the rates must not be relied on.
  */
 export const healthRoutes: FastifyPluginAsyncTypebox<HealthRouteOptions> = async (app, options) => {

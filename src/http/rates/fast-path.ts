@@ -52,7 +52,7 @@ const symbolTarget = /^\/v1\/rates\?symbol=([A-Za-z0-9]{1,20})$/;
  * (../edge/access-log.ts). A socket test sends the same requests through both and compares them.
  *
  * Why: Fastify's routing, request and reply objects and hook chain cost as much per request as
- * everything nerkh does for it (docs/performance.md).
+ * everything nerkh does for it (docs/decisions/0001-rates-fast-path-before-fastify.md).
  */
 export class RatesFastPath {
   readonly #options: RatesFastPathOptions;

@@ -25,9 +25,9 @@ function nodeKeepsHeadInHeader(): boolean {
  * the status line, the given blocks of fields, then what node:http itself adds to a keep-alive
  * response (`Date`, `Connection: keep-alive`, `Keep-Alive: timeout=…`), in `writeHead`'s order and
  * spelling, through node:http's own send path. What it saves is `writeHead`'s work per field
- * (two validating regular expressions, a lower-casing and a string concatenation each): with the
- * dozen fields of a rates response that was a quarter of the instructions of a whole request
- * (docs/performance.md). The fields were validated once, when their blocks were rendered
+ * (two validating regular expressions, a lower-casing and a string concatenation each), for the
+ * dozen fields of a rates response (docs/decisions/0003-prepared-response-heads.md). The fields
+ * were validated once, when their blocks were rendered
  * (`renderFields`, ../edge/field-lines.ts), or are built from values whose characters are fixed (numbers, request ids of
  * `[A-Za-z0-9._:-]`).
  *

@@ -32,7 +32,7 @@ const rateLimitHeaders = {
 };
 
 /**
- * `GET /v1/rates[?symbol=]` (docs/architecture.md#http-contract), registered behind the key check
+ * `GET /v1/rates[?symbol=]` (content/docs.md "GET /v1/rates"), registered behind the key check
  * (../auth/behind-api-key.ts): key check and rate limit run first (onRequest), then validation. The body
  * and its header fields come precomputed from the snapshot cache in the negotiated coding, so the
  * hot path only picks them and adds the per-request fields.

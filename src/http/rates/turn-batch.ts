@@ -2,12 +2,10 @@
  * Runs the tasks deferred during one turn of the event loop together, in the turn's check phase
  * (`setImmediate`), right after the poll phase that read their requests: under load, every socket
  * that was readable is read and parsed first, then every answer is written. The rates fast path
- * writes its admitted answers so (./fast-path.ts): on a slow virtual machine nerkh spent
- * about a quarter less CPU per request, and answered a quarter more, than writing each answer at
- * once, with the same system calls in as many turns (docs/performance.md "A ninth look": the
- * client's CPU is woken once per burst of answers, and the parser's and the send path's code each
- * run in a row).
- * An answer waits at most for the rest of the turn it was read in.
+ * writes its admitted answers so (./fast-path.ts): with the same system calls in as many turns,
+ * the client's CPU is woken once per burst of answers, and the parser's and the send path's code
+ * each run in a row (docs/decisions/0005-one-turns-answers-written-together.md). An answer waits
+ * at most for the rest of the turn it was read in.
  */
 export class TurnBatch {
   #tasks: (() => void)[] = [];

@@ -50,7 +50,7 @@ export interface RatesLabels {
 }
 
 export function ratesJson(snapshot: Snapshot, labels: RatesLabels, rates: RateRow[]): Buffer {
-  // Field order of docs/architecture.md#the-rates-response; rows are already in the row shape.
+  // Field order of the rates response (content/docs.md, "Response"); rows are already in the row shape.
   const response: RatesResponse = {
     source: labels.source ?? snapshot.source,
     side: 'sell',
@@ -68,9 +68,10 @@ const gzipOptions = { level: 9 };
 export const bestBrotli = zlibConstants.BROTLI_MAX_QUALITY;
 /**
  * Brotli's quality for the full list of the first snapshot an instance serves, which it cannot
- * answer before: quality 11 took 74 ms for 200 coins on a slow core (the start's critical path,
- * the compression sharing the instance's one core), quality 5 took 2 ms for a body 22 % larger.
- * The view re-encodes it at the best quality right after it is served (`SnapshotView.prepare`).
+ * answer before: the best quality is slow on the start's critical path (the compression sharing
+ * the instance's one core), quality 5 quick for a somewhat larger body
+ * (docs/decisions/0026-quick-brotli-at-start.md). The view re-encodes it at the best quality right
+ * after it is served (`SnapshotView.prepare`).
  */
 export const quickBrotli = 5;
 const brotliOptions = (json: Buffer, quality: number) => ({

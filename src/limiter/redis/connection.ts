@@ -45,8 +45,7 @@ interface SentCommand {
  * Kept until the timer came round, an answered command (its keys, arguments and reply) stayed
  * referenced for up to a whole timeout: under load that outlived two collections of V8's young
  * generation, so every batch of decisions was copied into the old generation and collected from
- * there, which cost 4–7 % of the throughput with limits in Redis (docs/performance.md "An eleventh
- * look").
+ * there (docs/decisions/0019-redis-commands-released-when-answered.md).
  */
 class ReadBeforeTimeoutRedis extends Redis {
   readonly #timeoutMs: number;

@@ -10,21 +10,20 @@ export type SendBatch = (keys: string[], args: Array<string | number>) => Promis
  * Gets one decision's outcome, once: the decision, or null with the error that failed its batch.
  * A callback rather than a promise per decision: the caller wraps the outcome in the one promise
  * it answers with (FallbackRateLimiter), so a request with a shared limit costs one promise, not a
- * chain of them (docs/performance.md). It must not throw: the rest of its batch is answered
- * after it.
+ * chain of them (docs/decisions/0015-one-promise-per-shared-decision.md). It must not throw: the
+ * rest of its batch is answered after it.
  */
 export type DecisionCallback = (decision: RateLimitDecision | null, error?: unknown) => void;
 
 /**
  * Decisions one script call carries. A batch is sent as soon as it holds this many, in the middle
  * of the turn that asked for them, and what is left at the end of the turn goes then. Sent once a
- * turn, every request read in a turn waited for Redis to decide them all (about 7 µs each) while
- * this process had nothing else to do, and Redis waited meanwhile for the next turn's batch: under
- * load the two took turns instead of working side by side, and the process idled 14–18 % of the
- * time (docs/performance.md "A fourteenth look"). Sixteen at a time, Redis decides a turn's first
- * requests while the process reads the rest. Fewer cost more per decision (each call has its own
- * EVALSHA, TIME and reply: Redis's CPU per decision rises by about a microsecond at 8 to 16 against
- * one call a turn), more leave the process waiting again.
+ * turn, every request read in a turn waited for Redis to decide them all while this process had
+ * nothing else to do, and Redis waited meanwhile for the next turn's batch: under load the two
+ * took turns instead of working side by side, and the process idled part of the time. Sixteen at a
+ * time, Redis decides a turn's first requests while the process reads the rest. Fewer cost more
+ * per decision (each call has its own EVALSHA, TIME and reply), more leave the process waiting
+ * again (docs/decisions/0014-redis-decisions-in-calls-of-16.md).
  */
 export const batchDecisions = 16;
 

@@ -26,16 +26,16 @@ export const expiredBeforeTrim = 16;
  *               in milliseconds or '' for Redis's clock. Redis's clock is read once per batch
  *               (TIME), so the clocks of the API instances cannot skew the window. One argument
  *               a decision rather than three: each costs the client its own piece of the command's
- *               text and Redis its own parse (docs/performance.md "A tenth look").
+ *               text and Redis its own parse (docs/decisions/0013-redis-script-arguments.md).
  *
  * Returns, for decision i at 3i - 2, 3i - 1 and 3i: allowed (1 or 0), remaining, seconds until
  * the next slot frees.
  *
- * Why a string: every call into Redis from Lua has a cost of its own (the command looked up, its
- * arguments and reply converted, its statistics kept; about 0.7 µs, against 1.9 µs for all the rest
- * of a decision's share of its batch), and a sorted set took five per admission. Bytes cost too:
- * Redis's Lua hashes every byte of each string it makes (luaS_newlstr, with a step of 1, in
- * https://github.com/redis/redis/blob/7.0/deps/lua/src/lstring.c), and copies it.
+ * Why a string (docs/decisions/0012-redis-sliding-log-as-one-string.md): every call into Redis
+ * from Lua has a cost of its own (the command looked up, its arguments and reply converted, its
+ * statistics kept), a large share of a decision's, and a sorted set took five per admission. Bytes
+ * cost too: Redis's Lua hashes every byte of each string it makes (luaS_newlstr, with a step of 1,
+ * in https://github.com/redis/redis/blob/7.0/deps/lua/src/lstring.c), and copies it.
  *
  * Admissions are appended in time order (time never runs backwards for a key), so the newest is
  * the last 8 bytes and those before the window are the first few, counted one by one and past that
@@ -56,9 +56,9 @@ export const expiredBeforeTrim = 16;
  * and the admission that finds them rewrites the key without them; a key whose whole head has
  * expired (it idled longer than its admissions take to leave the window) is read whole once, as
  * a short key is. Reading and rewriting every admission of a window on every decision, as a short
- * key is decided, cost Redis 17.5 µs a decision for 300 admissions in the window, 41.5 µs for 1,000
- * and 105 µs for 3,000; decided this way, 9.7, 10.7 and 13.5 µs (`npm run bench:redis-limiter`,
- * docs/performance.md; 8.7 µs for a key of 60, read whole either way).
+ * key is decided, cost Redis in proportion to the key's length; decided this way, a decision costs
+ * about the same for 3,000 admissions as for 300 (`npm run bench:redis-limiter`;
+ * docs/decisions/0012-redis-sliding-log-as-one-string.md).
  *
  * Two admissions in the same microsecond (two instances, a caller's clock that stands still, two
  * decisions of one batch) are two entries, and both count. Each decision writes before the next
@@ -71,8 +71,8 @@ local floor, ceil, max = math.floor, math.ceil, math.max
 local headEntries = ${headAdmissions}
 local headBytes = headEntries * 8
 -- The bounds of the reads every decision makes, as strings: Redis 7.0 formats each number
--- passed to redis.call with printf's '%.17g' (4.5 % of Redis's CPU under the bench's load when
--- the head's bounds were numbers, docs/performance.md "An eighth look"), and takes a string as it is.
+-- passed to redis.call with printf's '%.17g', a visible share of its CPU under load, and takes a
+-- string as it is (docs/decisions/0013-redis-script-arguments.md).
 local headLast = '${headAdmissions * 8 - 1}'
 local trimAt = ${expiredBeforeTrim}
 local redisClock

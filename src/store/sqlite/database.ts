@@ -102,8 +102,8 @@ const migrations: readonly string[] = [
  * its schema up to date. The page cache is SQLite's stock 2,000 KiB
  * (https://www.sqlite.org/pragma.html#pragma_cache_size), where better-sqlite3 builds it with
  * 16,000: the kernel's page cache holds the file anyway, what
- * is read per request is held in nerkh's own caches, and an API process that had looked up
- * 100,000 keys held 11–15 MB more with the larger one (docs/performance.md "A thirteenth look").
+ * is read per request is held in nerkh's own caches, and an API process that looks up many keys
+ * holds far more with the larger one (docs/decisions/0032-sqlite-page-caches.md).
  */
 export function openSqlite(file: string): SqliteDatabase {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });

@@ -11,8 +11,8 @@ const driver = fileURLToPath(import.meta.resolve('better-sqlite3'));
 /**
  * The thread's page cache, in KiB. better-sqlite3 builds SQLite with 16,000 KiB per connection
  * (`SQLITE_DEFAULT_CACHE_SIZE` in its deps/defines.gypi), which this connection, which only writes,
- * filled with its batches' pages: a process writing 10,000 keys' last use held 13–15 MB more. With
- * 1 MiB it holds 1–3 MB more, and a batch takes as long.
+ * filled with its batches' pages; with 1 MiB a batch takes as long
+ * (docs/decisions/0032-sqlite-page-caches.md).
  */
 const cacheKiB = 1024;
 
@@ -35,10 +35,9 @@ interface Thread {
 /**
  * Runs one write statement over batches of rows, each batch in one transaction, on a thread of its
  * own with its own connection to the database file. better-sqlite3 works synchronously, so on the
- * event loop every such write holds every request in flight until the disk has it: the API keys'
- * last-use times, 10,000 keys in transactions of 500, took 11 ms a transaction (median; up to 40
- * ms) on the bench's database, and an fsync'd commit once took 5.2 s while the disk stalled (README
- * "Performance"). Here the event loop only hands the rows over.
+ * event loop every such write holds every request in flight until the disk has it, and a slow disk
+ * holds them long (docs/decisions/0030-last-use-writes-on-a-thread.md). Here the event loop only
+ * hands the rows over.
  *
  * The thread loads the very better-sqlite3 the main thread runs, and a native module is loaded once
  * per process, so both connections use one copy of SQLite: two copies in one process would not
@@ -46,7 +45,7 @@ interface Thread {
  * lets this connection write while the main one reads, and busy_timeout lets it wait for another
  * writer: it is set up as the main connection is (connectionPragmas in database.ts).
  *
- * The thread starts at the first batch (a process that never writes never pays its ~11 MB), keeps
+ * The thread starts at the first batch (a process that never writes never pays for it), keeps
  * the process alive only while a batch is under way, and is started again after a crash.
  */
 export class SqliteStatementThread {

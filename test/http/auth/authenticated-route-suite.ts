@@ -45,7 +45,7 @@ async function openApp(options?: TestAppOptions): Promise<TestApp> {
 }
 
 /**
- * What every route behind X-API-Key must do (docs/architecture.md#http-contract): the unkey pattern of one
+ * What every route behind X-API-Key must do (content/docs.md "Authentication"): the unkey pattern of one
  * shared suite per capability. Each test builds its own app; nothing is shared between tests.
  *
  * Run for HEAD, every request is sent as HEAD. HEAD must answer exactly as GET would, without the

@@ -22,7 +22,7 @@ const get = (url: string, headers: Record<string, string> = {}) =>
   t.app.inject({ method: 'GET', url, headers: { 'x-api-key': t.key, ...headers } });
 
 describe('GET /v1/rates', () => {
-  it('answers the rates response (docs/architecture.md#the-rates-response) from the last snapshot, field for field', async () => {
+  it('answers the rates response (content/docs.md "Response") from the last snapshot, field for field', async () => {
     t = await openApp();
     const response = await get('/v1/rates');
     expect(response.statusCode).toBe(200);
