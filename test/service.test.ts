@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { loadCatalog } from '../src/collector/catalog-file.ts';
 import { loadConfig } from '../src/config.ts';
@@ -62,5 +65,52 @@ describe.skipIf(skipPostgres)('startService on PostgreSQL', () => {
       3000,
       'the API to name the new leader',
     );
+  });
+});
+
+describe('startService in one process (role all)', () => {
+  it("serves each of its collector's commits at once, not at the API's next poll of the store", {
+    timeout: 30_000,
+  }, async () => {
+    const sim = await ExchangeSimulator.start({ catalog, seed: 5, retryAfterSeconds: 0 });
+    onTestFinished(() => sim.stop());
+    const dataDir = mkdtempSync(join(tmpdir(), 'nerkh-service-'));
+    onTestFinished(() => rmSync(dataDir, { recursive: true, force: true }));
+    const service = await startService({
+      config: loadConfig({
+        NERKH_DATA_DIR: dataDir,
+        NERKH_BINANCE_WS_URL: sim.wsBaseUrl,
+        NERKH_BINANCE_REST_URL: sim.restBaseUrl,
+        NERKH_NOBITEX_URL: sim.nobitexBaseUrl,
+        NERKH_REFRESH_SECONDS: '1',
+        PORT: '0',
+        LOG_LEVEL: 'silent',
+      }),
+      logger: createLogger('silent'),
+      role: 'all',
+      tuning: { firstCommitGraceMs: 500, pollMs: 200, minPollMs: 200 },
+      // The API reads the store once at its start, then not again within this test.
+      apiPollMs: 600_000,
+    });
+    onTestFinished(() => service.stop());
+    const servedAt = async () => {
+      const body = (await (await fetch(`${service.url}/v1/health`)).json()) as { updated_at: string | null };
+      return body.updated_at;
+    };
+    const committedAt = async () => (await service.store.snapshots.latestSnapshot())?.updated_at ?? null;
+
+    // A commit every second: each is served within a fraction of it, with no poll in between.
+    const served = new Set<string>();
+    await waitFor(
+      async () => {
+        const committed = await committedAt();
+        const serving = await servedAt();
+        if (serving !== null) served.add(serving);
+        return committed !== null && serving === committed && served.size >= 3;
+      },
+      10_000,
+      'three commits served as they are made',
+    );
+    expect(served.size).toBeGreaterThanOrEqual(3);
   });
 });

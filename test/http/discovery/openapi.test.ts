@@ -3,9 +3,9 @@ import { createConfig, lintFromString } from '@redocly/openapi-core';
 import type { TSchema } from 'typebox';
 import { Value } from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RatesResponseSchema } from '../../../src/domain/rates.ts';
 import { ProblemSchema } from '../../../src/http/errors/catalog.ts';
 import { HealthSchema } from '../../../src/http/health/schemas.ts';
-import { RatesResponseSchema } from '../../../src/domain/rates.ts';
 import { buildTestApp, publicUrl, type TestApp } from '../fixtures.ts';
 
 let t: TestApp;
