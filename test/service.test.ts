@@ -7,8 +7,8 @@ import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { startService } from '../src/service.ts';
 import { ExchangeSimulator } from '../src/simulator/exchange-simulator.ts';
-import { LogCapture } from './http/fixtures.ts';
 import { createTestDatabase, skipPostgres } from './support/postgres.ts';
+import { LogCapture } from './support/test-app.ts';
 import { waitFor } from './support/wait.ts';
 
 const catalog = loadCatalog().filter((entry) => ['USDT', 'BTC', 'ETH'].includes(entry.symbol));

@@ -3,7 +3,7 @@ import { quickBrotli } from '../../../src/http/snapshot/body-encoding.ts';
 import { SnapshotCache } from '../../../src/http/snapshot/snapshot-cache.ts';
 import { SnapshotView } from '../../../src/http/snapshot/snapshot-view.ts';
 import { createLogger } from '../../../src/logger.ts';
-import { sampleSnapshot } from '../fixtures.ts';
+import { sampleSnapshot } from '../../support/test-app.ts';
 
 const labels = { source: 'binance+nobitex', disclaimer: 'Informational.', refreshSeconds: 600 };
 
