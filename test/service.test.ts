@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { loadCatalog } from '../src/collector/catalog-file.ts';
 import { loadConfig } from '../src/config.ts';
@@ -8,6 +5,7 @@ import { createLogger } from '../src/logger.ts';
 import { startService } from '../src/service.ts';
 import { ExchangeSimulator } from '../src/simulator/exchange-simulator.ts';
 import { createTestDatabase, skipPostgres } from './support/postgres.ts';
+import { startSimulatedService } from './support/simulated-service.ts';
 import { LogCapture } from './support/test-app.ts';
 import { waitFor } from './support/wait.ts';
 
@@ -72,27 +70,13 @@ describe('startService in one process (role all)', () => {
   it("serves each of its collector's commits at once, not at the API's next poll of the store", {
     timeout: 30_000,
   }, async () => {
-    const sim = await ExchangeSimulator.start({ catalog, seed: 5, retryAfterSeconds: 0 });
-    onTestFinished(() => sim.stop());
-    const dataDir = mkdtempSync(join(tmpdir(), 'nerkh-service-'));
-    onTestFinished(() => rmSync(dataDir, { recursive: true, force: true }));
-    const service = await startService({
-      config: loadConfig({
-        NERKH_DATA_DIR: dataDir,
-        NERKH_BINANCE_WS_URL: sim.wsBaseUrl,
-        NERKH_BINANCE_REST_URL: sim.restBaseUrl,
-        NERKH_NOBITEX_URL: sim.nobitexBaseUrl,
-        NERKH_REFRESH_SECONDS: '1',
-        PORT: '0',
-        LOG_LEVEL: 'silent',
-      }),
+    const service = await startSimulatedService({
+      symbols: ['USDT', 'BTC', 'ETH'],
       logger: createLogger('silent'),
-      role: 'all',
-      tuning: { firstCommitGraceMs: 500, pollMs: 200, minPollMs: 200 },
+      env: { NERKH_REFRESH_SECONDS: '1' },
       // The API reads the store once at its start, then not again within this test.
       apiPollMs: 600_000,
     });
-    onTestFinished(() => service.stop());
     const servedAt = async () => {
       const body = (await (await fetch(`${service.url}/v1/health`)).json()) as { updated_at: string | null };
       return body.updated_at;
