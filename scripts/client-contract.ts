@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import openapiTS, { astToString, COMMENT_HEADER } from 'openapi-typescript';
-import { buildTestApp } from '../test/http/fixtures.ts';
+import { buildTestApp } from '../test/support/test-app.ts';
 import { CommandLine } from './command-line.ts';
 
 /**

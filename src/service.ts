@@ -3,6 +3,7 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 import { loadCatalog } from './collector/catalog-file.ts';
 import { type Pipeline, type PipelineTuning, startPipeline } from './collector/pipeline.ts';
 import type { Config } from './config.ts';
+import type { Snapshot } from './domain/rates.ts';
 import { type AppDeps, buildApp } from './http/app.ts';
 import { listen } from './http/server.ts';
 import type { NerkhApp } from './http/types.ts';
@@ -38,6 +39,8 @@ interface ServiceOptions {
   tuning?: PipelineTuning;
   /** The collector's sources; default NERKH_SOURCES_FILE's, or the built-in set-up (the demo passes its own). */
   sources?: SourcesSetup;
+  /** How often the API polls the store for new snapshots and key changes (default 1 s). */
+  apiPollMs?: number;
 }
 
 export interface RunningService {
@@ -85,6 +88,7 @@ export async function startService({
   role,
   tuning,
   sources,
+  apiPollMs,
 }: ServiceOptions): Promise<RunningService> {
   const catalog = role === 'api' ? null : loadCatalog(config.NERKH_CATALOG);
   // A sources file with mistakes stops start-up before anything is opened, each mistake listed.
@@ -117,6 +121,9 @@ export async function startService({
       limiters = await openLimiter(config, logger);
       changes = (await store.openChangeFeed?.(logger)) ?? null;
     }
+    // In a process running both, the collector's commits reach the API in memory, at once.
+    const ownCommits = new Set<(snapshot: Snapshot) => void>();
+    const runsBoth = role === 'all';
     if (catalog !== null && collectorSources !== null) {
       const collectorMetrics = new CollectorMetrics(registry);
       const pipelineDeps = {
@@ -126,6 +133,13 @@ export async function startService({
         logger,
         metrics: collectorMetrics,
         ...(tuning ? { tuning } : {}),
+        ...(runsBoth
+          ? {
+              onCommit: (snapshot: Snapshot) => {
+                for (const listener of ownCommits) listener(snapshot);
+              },
+            }
+          : {}),
       };
       const lease = store.collectorLease;
       if (lease === undefined) {
@@ -161,6 +175,15 @@ export async function startService({
         // The API's figures exist only where an API runs: a collector's scrape has none at 0.
         metrics: new HttpMetrics(registry),
         ...(changes === null ? {} : { changes }),
+        ...(apiPollMs === undefined ? {} : { pollMs: apiPollMs }),
+        ...(runsBoth
+          ? {
+              ownCommits: (listener: (snapshot: Snapshot) => void) => {
+                ownCommits.add(listener);
+                return () => ownCommits.delete(listener);
+              },
+            }
+          : {}),
       });
       url = await listen(app, config.HOST, config.PORT);
     }

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { hashApiKey } from '../src/keys/api-key.ts';
 import { issueApiKey } from '../src/keys/issue-key.ts';
 import { createLogger } from '../src/logger.ts';
-import { LogCapture } from './http/fixtures.ts';
-import { rawExchange } from './http/raw-http.ts';
+import { rawExchange } from './support/raw-http.ts';
 import { startSimulatedService } from './support/simulated-service.ts';
+import { LogCapture } from './support/test-app.ts';
 
 /**
  * A run of the whole service at the most verbose log level, fed keys and email addresses in every

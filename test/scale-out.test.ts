@@ -9,9 +9,9 @@ import { loadConfig } from '../src/config.ts';
 import { issueApiKey } from '../src/keys/issue-key.ts';
 import { ExchangeSimulator } from '../src/simulator/exchange-simulator.ts';
 import { openStore } from '../src/store/open-store.ts';
-import { binPath, freePort, runCli } from './cli/run-cli.ts';
 import { createTestDatabase, skipPostgres } from './support/postgres.ts';
 import { redisAvailable } from './support/redis.ts';
+import { binPath, freePort, runCli } from './support/run-cli.ts';
 import { TcpProxyProcess } from './support/tcp-proxy.ts';
 import { sleep, waitFor } from './support/wait.ts';
 

@@ -4,8 +4,9 @@ import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { startService } from '../src/service.ts';
 import { ExchangeSimulator } from '../src/simulator/exchange-simulator.ts';
-import { LogCapture } from './http/fixtures.ts';
 import { createTestDatabase, skipPostgres } from './support/postgres.ts';
+import { startSimulatedService } from './support/simulated-service.ts';
+import { LogCapture } from './support/test-app.ts';
 import { waitFor } from './support/wait.ts';
 
 const catalog = loadCatalog().filter((entry) => ['USDT', 'BTC', 'ETH'].includes(entry.symbol));
@@ -62,5 +63,38 @@ describe.skipIf(skipPostgres)('startService on PostgreSQL', () => {
       3000,
       'the API to name the new leader',
     );
+  });
+});
+
+describe('startService in one process (role all)', () => {
+  it("serves each of its collector's commits at once, not at the API's next poll of the store", {
+    timeout: 30_000,
+  }, async () => {
+    const service = await startSimulatedService({
+      symbols: ['USDT', 'BTC', 'ETH'],
+      logger: createLogger('silent'),
+      env: { NERKH_REFRESH_SECONDS: '1' },
+      // The API reads the store once at its start, then not again within this test.
+      apiPollMs: 600_000,
+    });
+    const servedAt = async () => {
+      const body = (await (await fetch(`${service.url}/v1/health`)).json()) as { updated_at: string | null };
+      return body.updated_at;
+    };
+    const committedAt = async () => (await service.store.snapshots.latestSnapshot())?.updated_at ?? null;
+
+    // A commit every second: each is served within a fraction of it, with no poll in between.
+    const served = new Set<string>();
+    await waitFor(
+      async () => {
+        const committed = await committedAt();
+        const serving = await servedAt();
+        if (serving !== null) served.add(serving);
+        return committed !== null && serving === committed && served.size >= 3;
+      },
+      10_000,
+      'three commits served as they are made',
+    );
+    expect(served.size).toBeGreaterThanOrEqual(3);
   });
 });

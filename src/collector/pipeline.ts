@@ -1,5 +1,6 @@
 import type { Config } from '../config.ts';
 import type { Catalog } from '../domain/catalog.ts';
+import type { Snapshot } from '../domain/rates.ts';
 import type { Feed } from '../feeds/types.ts';
 import type { Logger } from '../logger.ts';
 import { createFeed, type FeedTuning } from '../sources/create-feed.ts';
@@ -39,6 +40,8 @@ export interface PipelineDeps {
    * CollectorMetrics): it follows the collector from its start until the returned function is called.
    */
   metrics?: CollectorWatcher;
+  /** Told of each snapshot the collector commits, as it commits it (the API of the same process). */
+  onCommit?: (snapshot: Snapshot) => void;
 }
 
 /** Something that follows a running collector (its metrics) until told to stop. */
@@ -59,7 +62,7 @@ export interface Pipeline {
  * keeps serving known prices.
  */
 export async function startPipeline(deps: PipelineDeps): Promise<Pipeline> {
-  const { config, catalog, sources, store, logger, metrics, tuning = {} } = deps;
+  const { config, catalog, sources, store, logger, metrics, onCommit, tuning = {} } = deps;
   const {
     pollMs,
     minPollMs,
@@ -90,6 +93,8 @@ export async function startPipeline(deps: PipelineDeps): Promise<Pipeline> {
     logger: logger.child({ component: 'collector' }),
   });
   const unwatch = metrics?.watch(collector);
+  const stopTelling =
+    onCommit === undefined ? undefined : collector.onCommit((snapshot) => onCommit(snapshot));
   const previous = await store.latestSnapshot();
   if (previous) collector.seed(previous);
 
@@ -129,6 +134,7 @@ export async function startPipeline(deps: PipelineDeps): Promise<Pipeline> {
         await collector.stop();
         await collector.writeStatus();
         unwatch?.();
+        stopTelling?.();
       })();
       return stopping;
     },

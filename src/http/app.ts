@@ -6,6 +6,7 @@ import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import { Registry } from 'prom-client';
 import packageJson from '../../package.json' with { type: 'json' };
 import type { Config } from '../config.ts';
+import type { Snapshot } from '../domain/rates.ts';
 import { KeyAuthenticator } from '../keys/authenticator.ts';
 import type { Limiters } from '../limiter/limiters.ts';
 import type { Logger } from '../logger.ts';
@@ -59,6 +60,11 @@ export interface AppDeps {
    * it after the app. Without it, snapshots and key changes are learned by polling alone.
    */
   changes?: ChangeFeed;
+  /**
+   * Subscribes to the snapshots this process's own collector commits (a process running both), so
+   * the API serves each at once rather than at its next poll; returns the unsubscribe function.
+   */
+  ownCommits?: (listener: (snapshot: Snapshot) => void) => () => void;
   /** The lease electing the collector, for `/v1/health` to say which instance leads (PostgreSQL). */
   collectorLease?: Pick<CollectorLease, 'leader'>;
   /**
@@ -147,6 +153,9 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
     logger,
   });
   const snapshotPoll = new SnapshotPoll({ store: deps.snapshots, cache: snapshots, logger, pollMs });
+  // The collector of this process hands its commits over in memory; the poll (and the change feed)
+  // stay for the commits of the others.
+  const stopOwnCommits = deps.ownCommits?.((snapshot) => void snapshots.offer(snapshot));
   // Loading the stored snapshot compresses its bodies on the thread pool: started now, it overlaps
   // with registering the routes below instead of adding to the start-up time.
   const firstSnapshot = snapshotPoll.start();
@@ -260,11 +269,13 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
     ];
     app.addHook('onClose', async () => {
       for (const stopListening of unsubscribe) stopListening?.();
+      stopOwnCommits?.();
       snapshotPoll.close();
       snapshots.close();
       await authenticator.close();
     });
   } catch (error) {
+    stopOwnCommits?.();
     snapshotPoll.close();
     snapshots.close();
     // Its failure, if it failed too, is not the one to report.

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { binPath } from '../cli/run-cli.ts';
+import { binPath } from '../support/run-cli.ts';
 
 const execFileAsync = promisify(execFile);
 

@@ -16,8 +16,6 @@ import { createLogger } from '../../src/logger.ts';
 import { appStoresOf } from '../../src/service.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import type { OpenedStore } from '../../src/store/types.ts';
-import { markdownOutline } from '../site/outline.ts';
-import { snapshotDraft, weekOfSnapshots } from '../site/site-fixture.ts';
 import {
   type AxeViolation,
   axeRun,
@@ -28,7 +26,9 @@ import {
   lowContrastText,
   mainOutline,
   unmarkedPersianText,
-} from './in-page.ts';
+} from '../support/in-page.ts';
+import { markdownOutline } from '../support/page-outline.ts';
+import { snapshotDraft, weekOfSnapshots } from '../support/site-fixture.ts';
 
 /**
  * The website in real headless Chromium (Debian's /usr/bin/chromium driven by playwright-core),

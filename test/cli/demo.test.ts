@@ -4,8 +4,8 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
+import { binPath, freePort, runCli } from '../support/run-cli.ts';
 import { waitFor } from '../support/wait.ts';
-import { binPath, freePort, runCli } from './run-cli.ts';
 
 const curlInstalled = ['/usr/bin/curl', '/usr/local/bin/curl', '/bin/curl'].some((path) => existsSync(path));
 

@@ -8,8 +8,8 @@ import { memoryLimiters } from '../../src/limiter/open-limiter.ts';
 import { createLogger } from '../../src/logger.ts';
 import { appStoresOf } from '../../src/service.ts';
 import { openStore } from '../../src/store/open-store.ts';
-import { sampleSnapshot } from '../http/fixtures.ts';
-import { runCli } from './run-cli.ts';
+import { runCli } from '../support/run-cli.ts';
+import { sampleSnapshot } from '../support/test-app.ts';
 
 let dataDir: string;
 // The cleanup removes the directory its own setup made: concurrent tests below share `dataDir`.

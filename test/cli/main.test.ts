@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import packageJson from '../../package.json' with { type: 'json' };
-import { runCli } from './run-cli.ts';
+import { runCli } from '../support/run-cli.ts';
 
 describe('nerkh', () => {
   it('prints its version, the releaseId /v1/health reports, with --version and -V', async () => {

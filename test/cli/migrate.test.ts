@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createTestDatabase, skipPostgres } from '../support/postgres.ts';
-import { runCli } from './run-cli.ts';
+import { runCli } from '../support/run-cli.ts';
 
 describe('nerkh migrate', () => {
   it.skipIf(skipPostgres)('applies the schema once and says so, then finds nothing to apply', async () => {

@@ -8,8 +8,8 @@ import { loadConfig } from '../../src/config.ts';
 import { issueApiKey } from '../../src/keys/issue-key.ts';
 import { projectRoot } from '../../src/project-root.ts';
 import { openStore } from '../../src/store/open-store.ts';
-import { sampleSnapshot } from '../http/fixtures.ts';
-import { binPath, freePort, runCli } from './run-cli.ts';
+import { binPath, freePort, runCli } from '../support/run-cli.ts';
+import { sampleSnapshot } from '../support/test-app.ts';
 
 const execFileAsync = promisify(execFile);
 

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { loadCatalog } from '../../src/collector/catalog-file.ts';
 import { ExchangeSimulator } from '../../src/simulator/exchange-simulator.ts';
+import { runCli } from '../support/run-cli.ts';
 import { againstSimulator, presetFile } from '../support/simulated-sources.ts';
-import { runCli } from './run-cli.ts';
 
 /** `nerkh sources check` as an operator runs it, against the exchange simulator. */
 

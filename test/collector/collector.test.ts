@@ -7,8 +7,8 @@ import { createLogger } from '../../src/logger.ts';
 import { builtInSources } from '../../src/sources/default-sources.ts';
 import { parseSources } from '../../src/sources/load-sources.ts';
 import { MemorySnapshotStore } from '../../src/store/memory/snapshot-store.ts';
-import { FakeTime, settle } from './fake-time.ts';
-import { storeWithCommit } from './store-with-commit.ts';
+import { FakeTime, settle } from '../support/fake-time.ts';
+import { storeWithCommit } from '../support/store-with-commit.ts';
 
 const T0 = Date.parse('2026-03-01T10:00:00.000Z');
 const iso = (ms: number) => new Date(ms).toISOString();

@@ -1,7 +1,7 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { CommitSchedule } from '../../src/collector/commit-schedule.ts';
 import type { Snapshot } from '../../src/domain/rates.ts';
-import { FakeTime } from './fake-time.ts';
+import { FakeTime } from '../support/fake-time.ts';
 
 const T0 = Date.parse('2026-03-01T10:00:00.000Z');
 

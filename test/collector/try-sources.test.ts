@@ -5,7 +5,7 @@ import { loadConfig } from '../../src/config.ts';
 import { parseCatalog } from '../../src/domain/catalog.ts';
 import { createLogger } from '../../src/logger.ts';
 import { parseSources } from '../../src/sources/load-sources.ts';
-import { freePort } from '../cli/run-cli.ts';
+import { freePort } from '../support/run-cli.ts';
 
 const catalog = parseCatalog([
   { symbol: 'USDT', name_fa: 'تتر', pair: null },

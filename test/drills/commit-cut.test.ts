@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { commitCutDrill } from '../../drills/commit-cut.ts';
+import { sayAs, testTeardown } from '../support/drill-test.ts';
 import { skipPostgres } from '../support/postgres.ts';
-import { sayAs, testTeardown } from './drill-test.ts';
 
 describe.skipIf(skipPostgres)('the commit-cut drill, short', () => {
   it('leaves no torn snapshot when the connection breaks mid-commit, and commits again after', {

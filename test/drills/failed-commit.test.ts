@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { failedCommitDrill, tmpfsUnavailable } from '../../drills/failed-commit.ts';
-import { sayAs, testTeardown } from './drill-test.ts';
+import { sayAs, testTeardown } from '../support/drill-test.ts';
 
 const unavailable = tmpfsUnavailable();
 if (unavailable !== null) process.stdout.write(`Failed-commit test skipped: ${unavailable}\n`);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fuzzDrill } from '../../drills/fuzz.ts';
-import { sayAs, testTeardown } from './drill-test.ts';
+import { sayAs, testTeardown } from '../support/drill-test.ts';
 
 describe('the fuzz drill, short', () => {
   it('answers 3,000 fuzzed requests without a 5xx, a hang or a crash', { timeout: 90_000 }, async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { postgresRestartDrill } from '../../drills/postgres-restart.ts';
+import { sayAs, testTeardown } from '../support/drill-test.ts';
 import { skipPostgres } from '../support/postgres.ts';
-import { sayAs, testTeardown } from './drill-test.ts';
 
 /**
  * The short version cuts nerkh's connections through a TCP proxy instead of restarting the

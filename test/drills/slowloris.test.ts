@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { slowhttptestPath, slowlorisDrill } from '../../drills/slowloris.ts';
-import { sayAs, testTeardown } from './drill-test.ts';
+import { sayAs, testTeardown } from '../support/drill-test.ts';
 
 const required = process.env.NERKH_REQUIRE_SLOWHTTPTEST === '1';
 const missing = !existsSync(slowhttptestPath);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { soakDrill } from '../../drills/soak.ts';
-import { sayAs, testTeardown } from './drill-test.ts';
+import { sayAs, testTeardown } from '../support/drill-test.ts';
 
 describe('the soak drill, short', () => {
   it('serves 200 (or 403 for a just-revoked key) while keys are issued and revoked, leaking no descriptor', {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { sourceFaultsDrill } from '../../drills/source-faults.ts';
 import { SIMULATOR_FAULTS } from '../../src/simulator/faults.ts';
-import { sayAs, testTeardown } from './drill-test.ts';
+import { sayAs, testTeardown } from '../support/drill-test.ts';
 
 describe('the source-faults drill, short', () => {
   it('serves 200 through every simulator fault on Binance, failing over when geo-blocked and returning', {

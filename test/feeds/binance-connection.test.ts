@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { sleep, waitFor } from '../support/wait.ts';
 import {
   binanceFeed,
   binanceFeedUnderFault,
@@ -8,7 +7,8 @@ import {
   silentLogger,
   tickUntilQuoted,
   usdtMarkets,
-} from './helpers.ts';
+} from '../support/feeds.ts';
+import { sleep, waitFor } from '../support/wait.ts';
 
 describe('BinanceFeed', () => {
   it('answers pings, so a quiet connection is neither stalled nor dropped by the server', async () => {

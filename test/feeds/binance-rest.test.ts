@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { startSimulator } from '../simulator/helpers.ts';
+import { binanceFeed, RecordingListener, silentLogger, usdtMarkets } from '../support/feeds.ts';
+import { startSimulator } from '../support/simulator.ts';
 import { waitFor } from '../support/wait.ts';
-import { binanceFeed, RecordingListener, silentLogger, usdtMarkets } from './helpers.ts';
 
 describe('BinanceFeed', () => {
   it('bootstraps from REST, keeping good pairs when one symbol is unknown to Binance', async () => {

@@ -1,8 +1,14 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { BinanceFeed } from '../../src/feeds/binance.ts';
-import { WireClient } from '../simulator/helpers.ts';
+import {
+  openBinanceFeed,
+  RecordingListener,
+  silentLogger,
+  tickUntilQuoted,
+  usdtMarkets,
+} from '../support/feeds.ts';
+import { WireClient } from '../support/simulator.ts';
 import { waitFor } from '../support/wait.ts';
-import { openBinanceFeed, RecordingListener, silentLogger, tickUntilQuoted, usdtMarkets } from './helpers.ts';
 
 describe('BinanceFeed', () => {
   it('publishes the ask exactly as quoted, E as tick time and P as change', async () => {

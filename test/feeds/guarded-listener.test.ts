@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { guardedListener } from '../../src/feeds/guarded-listener.ts';
 import type { FeedListener } from '../../src/feeds/types.ts';
 import { createLogger } from '../../src/logger.ts';
-import { RecordingListener } from './helpers.ts';
+import { RecordingListener } from '../support/feeds.ts';
 
 function capturingLogger(): { logger: ReturnType<typeof createLogger>; lines: Record<string, unknown>[] } {
   const lines: Record<string, unknown>[] = [];

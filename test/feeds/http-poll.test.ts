@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { BodyResult } from '../../src/feeds/body-result.ts';
 import { HttpPoller, type HttpPollOptions } from '../../src/feeds/http-poll.ts';
+import { RecordingListener, silentLogger } from '../support/feeds.ts';
 import { waitFor } from '../support/wait.ts';
-import { RecordingListener, silentLogger } from './helpers.ts';
 
 interface Answer {
   status: number;

@@ -2,9 +2,9 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { JsonHttpFeed } from '../../src/feeds/json-http.ts';
 import type { JsonHttpMapping } from '../../src/feeds/json-http-mapping.ts';
 import type { MarketRequest } from '../../src/feeds/types.ts';
-import { startSimulator } from '../simulator/helpers.ts';
+import { RecordingListener, silentLogger } from '../support/feeds.ts';
+import { startSimulator } from '../support/simulator.ts';
 import { waitFor } from '../support/wait.ts';
-import { RecordingListener, silentLogger } from './helpers.ts';
 
 /** The mapping of the simulator's made-up exchange document (`src/simulator/panel.ts`). */
 const panelMapping: JsonHttpMapping = {

@@ -1,9 +1,9 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { NobitexFeed, type NobitexFeedOptions } from '../../src/feeds/nobitex.ts';
 import type { ExchangeSimulator } from '../../src/simulator/exchange-simulator.ts';
-import { startSimulator } from '../simulator/helpers.ts';
+import { RecordingListener, silentLogger } from '../support/feeds.ts';
+import { startSimulator } from '../support/simulator.ts';
 import { sleep, waitFor } from '../support/wait.ts';
-import { RecordingListener, silentLogger } from './helpers.ts';
 
 const tetherMarket = { symbol: 'USDT', currency: 'toman', market: 'usdt' } as const;
 

@@ -1,9 +1,9 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { MarketRequest } from '../../src/feeds/types.ts';
 import { WallexFeed, type WallexFeedOptions } from '../../src/feeds/wallex.ts';
-import { startSimulator } from '../simulator/helpers.ts';
+import { RecordingListener, silentLogger } from '../support/feeds.ts';
+import { startSimulator } from '../support/simulator.ts';
 import { waitFor } from '../support/wait.ts';
-import { RecordingListener, silentLogger } from './helpers.ts';
 
 const markets: MarketRequest[] = [
   { symbol: 'BTC', currency: 'toman', market: 'BTCTMN' },

@@ -11,9 +11,15 @@ import { MemoryApiKeyStore } from '../../src/store/memory/key-store.ts';
 import { MemorySnapshotStore } from '../../src/store/memory/snapshot-store.ts';
 import { openPostgresStore } from '../../src/store/postgres/open-postgres-store.ts';
 import { createTestDatabase, skipPostgres } from '../support/postgres.ts';
+import { parseRawResponse, rawExchange } from '../support/raw-http.ts';
+import {
+  buildTestApp,
+  healthyCollector,
+  sampleSnapshot,
+  type TestApp,
+  testConfig,
+} from '../support/test-app.ts';
 import { waitFor } from '../support/wait.ts';
-import { buildTestApp, healthyCollector, sampleSnapshot, type TestApp, testConfig } from './fixtures.ts';
-import { parseRawResponse, rawExchange } from './raw-http.ts';
 
 let t: TestApp;
 let port: number;

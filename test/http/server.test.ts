@@ -4,9 +4,9 @@ import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { listen } from '../../src/http/server.ts';
+import { parseRawResponse, rawExchange } from '../support/raw-http.ts';
+import { buildTestApp, type TestApp } from '../support/test-app.ts';
 import { waitFor } from '../support/wait.ts';
-import { buildTestApp, type TestApp } from './fixtures.ts';
-import { parseRawResponse, rawExchange } from './raw-http.ts';
 
 describe('over a real socket', () => {
   let t: TestApp;
@@ -145,7 +145,7 @@ describe('graceful shutdown', () => {
   });
 
   it('finishes a request in flight when SIGTERM arrives, then exits 0', async () => {
-    const fixture = fileURLToPath(new URL('./fixtures/slow-request-server.ts', import.meta.url));
+    const fixture = fileURLToPath(new URL('../support/slow-request-server.ts', import.meta.url));
     child = spawn(process.execPath, ['--import', 'tsx', fixture], { stdio: ['ignore', 'pipe', 'inherit'] });
     const exited = new Promise<number | null>((resolve) => child?.on('exit', (code) => resolve(code)));
     const url = await new Promise<string>((resolve) => {

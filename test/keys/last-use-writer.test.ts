@@ -1,7 +1,7 @@
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { KeyUse, LastUseWriter } from '../../src/keys/last-use-writer.ts';
 import { createLogger } from '../../src/logger.ts';
-import { LogCapture } from '../http/fixtures.ts';
+import { LogCapture } from '../support/test-app.ts';
 
 /** A store that keeps what it is handed, one map per transaction. */
 class RecordingStore {

@@ -3,8 +3,8 @@ import { CollectorElection } from '../../src/leadership/collector-election.ts';
 import { createLogger } from '../../src/logger.ts';
 import { openPostgresStore } from '../../src/store/postgres/open-postgres-store.ts';
 import type { CollectorLease } from '../../src/store/types.ts';
-import { LogCapture } from '../http/fixtures.ts';
 import { createTestDatabase, skipPostgres } from '../support/postgres.ts';
+import { LogCapture } from '../support/test-app.ts';
 import { sleep, waitFor } from '../support/wait.ts';
 
 interface Term {

@@ -8,7 +8,7 @@ import { ExchangeSimulator } from '../../src/simulator/exchange-simulator.ts';
 import { loadSources } from '../../src/sources/load-sources.ts';
 import { MemorySnapshotStore } from '../../src/store/memory/snapshot-store.ts';
 import type { CollectorLease } from '../../src/store/types.ts';
-import { sampleSnapshot } from '../http/fixtures.ts';
+import { sampleSnapshot } from '../support/test-app.ts';
 import { sleep, waitFor } from '../support/wait.ts';
 
 const catalog = loadCatalog().filter((entry) => ['USDT', 'BTC', 'ETH'].includes(entry.symbol));

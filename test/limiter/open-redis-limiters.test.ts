@@ -8,8 +8,8 @@ import {
 } from '../../src/limiter/open-redis-limiters.ts';
 import { redisConnection } from '../../src/limiter/redis/connection.ts';
 import { createLogger } from '../../src/logger.ts';
-import { freePort } from '../cli/run-cli.ts';
 import { admissionsIn, redisAvailable, testRedisUrl } from '../support/redis.ts';
+import { freePort } from '../support/run-cli.ts';
 import { TcpProxy } from '../support/tcp-proxy.ts';
 
 function capturedLogger() {

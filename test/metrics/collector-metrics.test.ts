@@ -7,9 +7,9 @@ import { createLogger } from '../../src/logger.ts';
 import { CollectorMetrics } from '../../src/metrics/collector-metrics.ts';
 import { parseSources } from '../../src/sources/load-sources.ts';
 import { MemorySnapshotStore } from '../../src/store/memory/snapshot-store.ts';
-import { FakeTime, settle } from '../collector/fake-time.ts';
-import { storeWithCommit } from '../collector/store-with-commit.ts';
-import { seriesValue } from './scrape.ts';
+import { FakeTime, settle } from '../support/fake-time.ts';
+import { seriesValue } from '../support/scrape.ts';
+import { storeWithCommit } from '../support/store-with-commit.ts';
 
 const catalog = parseCatalog([
   { symbol: 'USDT', name_fa: 'تتر', pair: null },

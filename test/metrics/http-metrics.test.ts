@@ -3,8 +3,8 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { openRedisLimiters } from '../../src/limiter/open-redis-limiters.ts';
 import { createLogger } from '../../src/logger.ts';
 import { HttpMetrics } from '../../src/metrics/http-metrics.ts';
-import { freePort } from '../cli/run-cli.ts';
-import { buildTestApp, testConfig } from '../http/fixtures.ts';
+import { freePort } from '../support/run-cli.ts';
+import { buildTestApp, testConfig } from '../support/test-app.ts';
 
 describe('HttpMetrics', () => {
   it('counts failed-key throttling and invalid keys, and says the limits are not in fallback without Redis', async () => {

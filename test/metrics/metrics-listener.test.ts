@@ -6,8 +6,8 @@ import { ConfigError, loadConfig } from '../../src/config.ts';
 import { issueApiKey } from '../../src/keys/issue-key.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startService } from '../../src/service.ts';
+import { seriesValue } from '../support/scrape.ts';
 import { startSimulatedService } from '../support/simulated-service.ts';
-import { seriesValue } from './scrape.ts';
 
 const startAgainstSimulator = (env: Record<string, string> = {}) =>
   startSimulatedService({ symbols: ['USDT', 'BTC', 'ETH'], logger: createLogger('silent'), env });

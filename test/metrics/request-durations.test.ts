@@ -1,7 +1,7 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { RequestDurations } from '../../src/metrics/request-durations.ts';
-import { seriesValue } from './scrape.ts';
+import { seriesValue } from '../support/scrape.ts';
 
 describe('RequestDurations', () => {
   it('prints a Prometheus histogram per route and status: cumulative buckets, +Inf, sum and count', async () => {

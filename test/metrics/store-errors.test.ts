@@ -1,7 +1,7 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { countStoreErrors } from '../../src/metrics/store-errors.ts';
-import { openMemoryStore } from '../store/memory/memory-store.ts';
+import { openMemoryStore } from '../support/memory-store.ts';
 
 describe('countStoreErrors', () => {
   it('counts failed store calls by operation and passes results and errors through unchanged', async () => {

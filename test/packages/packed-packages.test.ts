@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../http/fixtures.ts';
+import { buildTestApp, type TestApp } from '../support/test-app.ts';
 
 /**
  * What a user of `@nerkh/client` and `@nerkh/mcp` gets: both packed with `npm pack` (their

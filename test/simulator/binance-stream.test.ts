@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { connect, startSimulator } from '../support/simulator.ts';
 import { sleep, waitFor } from '../support/wait.ts';
-import { connect, startSimulator } from './helpers.ts';
 
 const STRING_FIELDS = ['p', 'P', 'w', 'x', 'c', 'Q', 'b', 'B', 'a', 'A', 'o', 'h', 'l', 'v', 'q'];
 const INTEGER_FIELDS = ['E', 'O', 'C', 'F', 'L', 'n'];

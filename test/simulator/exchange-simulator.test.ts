@@ -1,8 +1,8 @@
 import http from 'node:http';
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { connect, startSimulator } from '../support/simulator.ts';
 import { waitFor } from '../support/wait.ts';
-import { connect, startSimulator } from './helpers.ts';
 
 const BINANCE_451 =
   '{"code":0,"msg":"Service unavailable from a restricted location according to \'b. Eligibility\' in https://www.binance.com/en/terms. Please contact customer service if you believe you received this message in error."}';

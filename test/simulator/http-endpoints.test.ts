@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { startSimulator } from '../support/simulator.ts';
 import { sleep } from '../support/wait.ts';
-import { startSimulator } from './helpers.ts';
 
 describe('simulated HTTP endpoints', () => {
   it('answer only GET, naming it in Allow', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { startSimulator } from './helpers.ts';
+import { startSimulator } from '../support/simulator.ts';
 
 describe('Nobitex market stats', () => {
   it('answers usdt-rls with every documented field as a string, prices in rial', async () => {

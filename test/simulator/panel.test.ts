@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { startSimulator } from './helpers.ts';
+import { startSimulator } from '../support/simulator.ts';
 
 interface PanelBody {
   data: { markets: { pair: string; sell: string; buy: string; change24h: number; updated_at: string }[] };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { startSimulator } from './helpers.ts';
+import { startSimulator } from '../support/simulator.ts';
 
 interface WallexBody {
   success: boolean;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../src/project-root.ts';
 import { fontPath } from '../../src/site/font.ts';
-import { markdownOutline } from './outline.ts';
+import { markdownOutline } from '../support/page-outline.ts';
 import {
   buildSite,
   pagePaths,
@@ -11,7 +11,7 @@ import {
   publicUrl,
   type SiteFixture,
   weekOfSnapshots,
-} from './site-fixture.ts';
+} from '../support/site-fixture.ts';
 
 /**
  * The two languages of the website stay in step: every page source exists in both, and each

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sitePerTest, weekOfSnapshots } from './site-fixture.ts';
+import { sitePerTest, weekOfSnapshots } from '../support/site-fixture.ts';
 
 const { get, rebuild, fixture } = sitePerTest({ earlier: weekOfSnapshots() });
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { unitRun } from './unit-run.ts';
 
 /** The machine's Redis, as `.ci/run` starts it. */
 export const testRedisUrl = 'redis://127.0.0.1:6379';
@@ -11,6 +12,10 @@ const required = process.env.NERKH_REQUIRE_REDIS === '1';
  * they are skipped with the reason printed, or, under `NERKH_REQUIRE_REDIS=1` (CI), fail.
  */
 export async function redisAvailable(suite: string): Promise<boolean> {
+  if (unitRun) {
+    process.stdout.write(`${suite} skipped: npm run test:unit runs no Redis tests (npm test does)\n`);
+    return false;
+  }
   const probe = new Redis(testRedisUrl, {
     lazyConnect: true,
     connectTimeout: 1000,

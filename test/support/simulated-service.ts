@@ -18,6 +18,8 @@ export async function startSimulatedService(options: {
   symbols: readonly string[];
   logger: Logger;
   env?: Record<string, string>;
+  /** How often the API polls the store (default 1 s). */
+  apiPollMs?: number;
 }): Promise<RunningService> {
   const catalog = loadCatalog().filter((entry) => options.symbols.includes(entry.symbol));
   const sim = await ExchangeSimulator.start({ catalog, seed: 7, retryAfterSeconds: 0 });
@@ -39,6 +41,7 @@ export async function startSimulatedService(options: {
     // The first commit comes as soon as every coin is priced; it waits up to 8 s for that,
     // since a first commit without a coin leaves it out until the next, 10 minutes later.
     tuning: { firstCommitGraceMs: 8000, pollMs: 200, minPollMs: 200 },
+    ...(options.apiPollMs === undefined ? {} : { apiPollMs: options.apiPollMs }),
   });
   onTestFinished(() => service.stop());
   // Tests ask for the coins they quote, so the service is ready once a snapshot holds every one of

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { buildTestApp, type TestApp, type TestAppOptions } from '../../../test/http/fixtures.ts';
+import { buildTestApp, type TestApp, type TestAppOptions } from '../../../test/support/test-app.ts';
 
 /**
  * A real nerkh on a local socket, built the way the service's own HTTP tests build it (in-memory

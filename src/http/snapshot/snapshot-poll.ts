@@ -55,7 +55,7 @@ export class SnapshotPoll {
   async #poll(): Promise<void> {
     try {
       const id = await this.#store.latestSnapshotId();
-      if (id === 0 || this.#cache.serves(id)) return;
+      if (id === 0 || this.#cache.holds(id)) return;
       const snapshot = await this.#store.latestSnapshot();
       if (snapshot === null || this.#closed) return;
       await this.#cache.offer(snapshot);

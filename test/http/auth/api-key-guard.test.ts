@@ -1,5 +1,5 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { buildTestApp, type TestApp } from '../fixtures.ts';
+import { buildTestApp, type TestApp } from '../../support/test-app.ts';
 
 describe('pausing key guesses per client behind a proxy (NERKH_TRUST_PROXY)', () => {
   const guess = (t: TestApp, forwardedFor: string, key: string) =>

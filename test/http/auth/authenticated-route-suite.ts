@@ -2,7 +2,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { issueApiKey } from '../../../src/keys/issue-key.ts';
 import { MemoryApiKeyStore } from '../../../src/store/memory/key-store.ts';
-import { buildTestApp, publicUrl, type TestApp, type TestAppOptions } from '../fixtures.ts';
+import { buildTestApp, publicUrl, type TestApp, type TestAppOptions } from '../../support/test-app.ts';
 
 /** A well-formed key issued into a store the app does not know. */
 async function unknownKey(): Promise<string> {

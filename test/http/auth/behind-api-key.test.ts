@@ -12,7 +12,7 @@ import { MemoryRateLimiter } from '../../../src/limiter/memory-limiter.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { HttpMetrics } from '../../../src/metrics/http-metrics.ts';
 import { MemoryApiKeyStore } from '../../../src/store/memory/key-store.ts';
-import { publicUrl } from '../fixtures.ts';
+import { publicUrl } from '../../support/test-app.ts';
 
 describe('behindApiKey', () => {
   it('puts the key check in front of a route registered inside that does nothing else about keys', async () => {

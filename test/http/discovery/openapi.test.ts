@@ -9,7 +9,7 @@ import mcpPackage from '../../../packages/mcp/package.json' with { type: 'json' 
 import { RatesResponseSchema } from '../../../src/domain/rates.ts';
 import { ProblemSchema } from '../../../src/http/errors/catalog.ts';
 import { HealthSchema } from '../../../src/http/health/schemas.ts';
-import { buildTestApp, publicUrl, type TestApp } from '../fixtures.ts';
+import { buildTestApp, publicUrl, type TestApp } from '../../support/test-app.ts';
 
 let t: TestApp;
 let body: string;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { parseYaml } from '@redocly/openapi-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, publicUrl, type TestApp } from '../fixtures.ts';
+import { buildTestApp, publicUrl, type TestApp } from '../../support/test-app.ts';
 
 let t: TestApp;
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { loggableUrl, queryCarriesKey } from '../../../src/http/edge/access-log.ts';
-import { buildTestApp, LogCapture } from '../fixtures.ts';
+import { buildTestApp, LogCapture } from '../../support/test-app.ts';
 
 describe('access log', () => {
   it('writes one line per request with id, method, path, status and duration, and never key material', async () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildTestApp, LogCapture, type TestApp } from '../fixtures.ts';
+import { buildTestApp, LogCapture, type TestApp } from '../../support/test-app.ts';
 
 let t: TestApp | undefined;
 afterEach(async () => {

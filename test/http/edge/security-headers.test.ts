@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { securityHeaders, serviceSecurityHeaders } from '../../../src/http/edge/security-headers.ts';
-import { buildTestApp, type TestApp } from '../fixtures.ts';
+import { buildTestApp, type TestApp } from '../../support/test-app.ts';
 
 let t: TestApp | undefined;
 afterEach(async () => {

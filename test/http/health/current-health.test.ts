@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { currentHealth } from '../../../src/http/health/current-health.ts';
 import { MemorySnapshotStore } from '../../../src/store/memory/snapshot-store.ts';
-import { FakeClock, healthyCollector, sampleSnapshot } from '../fixtures.ts';
+import { FakeClock, healthyCollector, sampleSnapshot } from '../../support/test-app.ts';
 
 describe('currentHealth', () => {
   it('judges the served snapshot and the collector report, reading the report at most once a second', async () => {

@@ -1,11 +1,17 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { openRedisLimiters } from '../../../src/limiter/open-redis-limiters.ts';
 import { createLogger } from '../../../src/logger.ts';
-import { freePort } from '../../cli/run-cli.ts';
 import { redisAvailable } from '../../support/redis.ts';
+import { freePort } from '../../support/run-cli.ts';
 import { TcpProxy } from '../../support/tcp-proxy.ts';
+import {
+  buildTestApp,
+  healthyCollector,
+  LogCapture,
+  sampleSnapshot,
+  testConfig,
+} from '../../support/test-app.ts';
 import { waitFor } from '../../support/wait.ts';
-import { buildTestApp, healthyCollector, LogCapture, sampleSnapshot, testConfig } from '../fixtures.ts';
 
 const redisAnswers = await redisAvailable('Health with Redis limits');
 

@@ -7,8 +7,8 @@ import { listen } from '../../../src/http/server.ts';
 import { memoryLimiters } from '../../../src/limiter/open-limiter.ts';
 import type { RateLimiter } from '../../../src/limiter/types.ts';
 import { HttpMetrics } from '../../../src/metrics/http-metrics.ts';
-import { buildTestApp, LogCapture, type TestApp, testConfig } from '../fixtures.ts';
-import { rawExchange } from '../raw-http.ts';
+import { rawExchange } from '../../support/raw-http.ts';
+import { buildTestApp, LogCapture, type TestApp, testConfig } from '../../support/test-app.ts';
 
 interface Answer {
   status: number;

@@ -2,8 +2,14 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { Value } from 'typebox/value';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { RatesResponseSchema } from '../../../src/domain/rates.ts';
+import {
+  buildTestApp,
+  publicUrl,
+  sampleSnapshot,
+  type TestApp,
+  type TestAppOptions,
+} from '../../support/test-app.ts';
 import { describeAuthenticatedRoute } from '../auth/authenticated-route-suite.ts';
-import { buildTestApp, publicUrl, sampleSnapshot, type TestApp, type TestAppOptions } from '../fixtures.ts';
 
 // Every variant of the route runs the shared suite of keyed routes.
 describeAuthenticatedRoute({ method: 'GET', url: '/v1/rates', okStatus: 200 });

@@ -3,7 +3,7 @@ import { quickBrotli } from '../../../src/http/snapshot/body-encoding.ts';
 import { SnapshotCache } from '../../../src/http/snapshot/snapshot-cache.ts';
 import { SnapshotView } from '../../../src/http/snapshot/snapshot-view.ts';
 import { createLogger } from '../../../src/logger.ts';
-import { sampleSnapshot } from '../fixtures.ts';
+import { sampleSnapshot } from '../../support/test-app.ts';
 
 const labels = { source: 'binance+nobitex', disclaimer: 'Informational.', refreshSeconds: 600 };
 
@@ -38,8 +38,33 @@ describe('SnapshotCache', () => {
     const served = cache.current();
     await cache.offer({ id: 3, ...sampleSnapshot() });
     expect(cache.current()).toBe(served);
-    expect(cache.serves(3)).toBe(true);
-    expect(cache.serves(4)).toBe(false);
+    expect(cache.holds(3)).toBe(true);
+    expect(cache.holds(4)).toBe(false);
+  });
+
+  it('ignores a snapshot older than the one it serves, offered late (a poll that read it before a commit)', async () => {
+    const cache = newCache();
+    await cache.offer({ id: 5, ...sampleSnapshot('2025-01-01T12:10:00.000Z') });
+    await cache.offer({ id: 4, ...sampleSnapshot('2025-01-01T12:00:00.000Z') });
+    expect(cache.current()?.snapshot.id).toBe(5);
+  });
+
+  it("takes a replaced store's snapshot: a lower id, committed later", async () => {
+    const cache = newCache();
+    await cache.offer({ id: 5, ...sampleSnapshot('2025-01-01T12:10:00.000Z') });
+    await cache.offer({ id: 1, ...sampleSnapshot('2025-01-01T12:20:00.000Z') });
+    expect(cache.current()?.snapshot.id).toBe(1);
+  });
+
+  it('serves the newest of the snapshots offered while it encodes one, skipping those between', async () => {
+    const cache = newCache();
+    const first = cache.offer({ id: 1, ...sampleSnapshot('2025-01-01T12:00:00.000Z') });
+    void cache.offer({ id: 2, ...sampleSnapshot('2025-01-01T12:10:00.000Z') });
+    const last = cache.offer({ id: 3, ...sampleSnapshot('2025-01-01T12:20:00.000Z') });
+    expect(cache.holds(3)).toBe(true);
+    await first;
+    await last;
+    expect(cache.current()?.snapshot.id).toBe(3);
   });
 
   it('takes no snapshot once closed', async () => {

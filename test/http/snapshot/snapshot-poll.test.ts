@@ -3,7 +3,7 @@ import { SnapshotCache } from '../../../src/http/snapshot/snapshot-cache.ts';
 import { SnapshotPoll } from '../../../src/http/snapshot/snapshot-poll.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { MemorySnapshotStore } from '../../../src/store/memory/snapshot-store.ts';
-import { LogCapture, sampleSnapshot } from '../fixtures.ts';
+import { LogCapture, sampleSnapshot } from '../../support/test-app.ts';
 
 const labels = { source: 'binance+nobitex', disclaimer: 'Informational.', refreshSeconds: 600 };
 

@@ -2,7 +2,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { type EncodedBody, quickBrotli } from '../../../src/http/snapshot/body-encoding.ts';
 import { SnapshotView } from '../../../src/http/snapshot/snapshot-view.ts';
-import { sampleSnapshot } from '../fixtures.ts';
+import { sampleSnapshot } from '../../support/test-app.ts';
 
 const labels = { source: 'binance+nobitex', disclaimer: 'Informational.', refreshSeconds: 600 };
 const snapshot = { id: 7, ...sampleSnapshot() };

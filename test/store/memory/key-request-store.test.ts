@@ -1,4 +1,4 @@
+import { openMemoryStore } from '../../support/memory-store.ts';
 import { describeKeyRequestStoreContract } from '../key-request-store-contract.ts';
-import { openMemoryStore } from './memory-store.ts';
 
 describeKeyRequestStoreContract('MemoryKeyRequestStore', openMemoryStore);

@@ -1,4 +1,4 @@
+import { openMemoryStore } from '../../support/memory-store.ts';
 import { describeKeyStoreContract } from '../key-store-contract.ts';
-import { openMemoryStore } from './memory-store.ts';
 
 describeKeyStoreContract('MemoryApiKeyStore', openMemoryStore);

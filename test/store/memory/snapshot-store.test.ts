@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemorySnapshotStore } from '../../../src/store/memory/snapshot-store.ts';
+import { openMemoryStore } from '../../support/memory-store.ts';
 import { describeSnapshotStoreContract, draftAt } from '../snapshot-store-contract.ts';
-import { openMemoryStore } from './memory-store.ts';
 
 describeSnapshotStoreContract('MemorySnapshotStore', openMemoryStore);
 

@@ -5,9 +5,9 @@ import { createLogger } from '../../../src/logger.ts';
 import { PostgresChangeFeed } from '../../../src/store/postgres/change-feed.ts';
 import { openPostgresStore } from '../../../src/store/postgres/open-postgres-store.ts';
 import type { StoreChange } from '../../../src/store/types.ts';
-import { LogCapture } from '../../http/fixtures.ts';
 import { createTestDatabase, skipPostgres } from '../../support/postgres.ts';
 import { TcpProxy } from '../../support/tcp-proxy.ts';
+import { LogCapture } from '../../support/test-app.ts';
 import { sleep, waitFor } from '../../support/wait.ts';
 import { draftAt } from '../snapshot-store-contract.ts';
 

@@ -2,9 +2,9 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { hashApiKey } from '../../../src/keys/api-key.ts';
 import { issueApiKey } from '../../../src/keys/issue-key.ts';
 import { openPostgresStore } from '../../../src/store/postgres/open-postgres-store.ts';
+import { openFreshPostgresStore } from '../../support/fresh-postgres-store.ts';
 import { createTestDatabase, skipPostgres } from '../../support/postgres.ts';
 import { describeKeyStoreContract } from '../key-store-contract.ts';
-import { openFreshPostgresStore } from './fresh-store.ts';
 
 describe.skipIf(skipPostgres)('PostgreSQL', () => {
   describeKeyStoreContract('PostgresApiKeyStore', openFreshPostgresStore);

@@ -1,9 +1,9 @@
 import pg from 'pg';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { openPostgresStore } from '../../../src/store/postgres/open-postgres-store.ts';
+import { openFreshPostgresStore } from '../../support/fresh-postgres-store.ts';
 import { createTestDatabase, skipPostgres } from '../../support/postgres.ts';
 import { describeSnapshotStoreContract, draftAt } from '../snapshot-store-contract.ts';
-import { openFreshPostgresStore } from './fresh-store.ts';
 
 describe.skipIf(skipPostgres)('PostgreSQL', () => {
   describeSnapshotStoreContract('PostgresSnapshotStore', openFreshPostgresStore);

@@ -6,10 +6,10 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSqlite } from '../../../src/store/sqlite/database.ts';
 import { SqliteSnapshotStore } from '../../../src/store/sqlite/snapshot-store.ts';
-import { buildTestApp } from '../../http/fixtures.ts';
-import { crashDraft, seqOf } from './fixtures/crash-draft.ts';
+import { crashDraft, seqOf } from '../../support/crash-draft.ts';
+import { buildTestApp } from '../../support/test-app.ts';
 
-const writer = fileURLToPath(new URL('./fixtures/crash-writer.ts', import.meta.url));
+const writer = fileURLToPath(new URL('../../support/crash-writer.ts', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'nerkh-crash-'));
 const file = join(dir, 'nerkh.db');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.ts';
 import { openStore } from '../../../src/store/open-store.ts';
+import { openTempSqliteStore } from '../../support/temp-sqlite-store.ts';
 import { describeKeyRequestStoreContract, keyRequestDraft } from '../key-request-store-contract.ts';
-import { openTempSqliteStore } from './temp-sqlite-store.ts';
 
 describeKeyRequestStoreContract('SqliteKeyRequestStore', openTempSqliteStore);
 

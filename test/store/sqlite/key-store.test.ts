@@ -7,8 +7,8 @@ import { hashApiKey } from '../../../src/keys/api-key.ts';
 import { issueApiKey } from '../../../src/keys/issue-key.ts';
 import { openStore } from '../../../src/store/open-store.ts';
 import { openSqlite } from '../../../src/store/sqlite/database.ts';
+import { openTempSqliteStore } from '../../support/temp-sqlite-store.ts';
 import { describeKeyStoreContract } from '../key-store-contract.ts';
-import { openTempSqliteStore } from './temp-sqlite-store.ts';
 
 describeKeyStoreContract('SqliteApiKeyStore', openTempSqliteStore);
 

@@ -5,8 +5,8 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqlite, type SqliteDatabase } from '../../../src/store/sqlite/database.ts';
 import { SqliteSnapshotStore } from '../../../src/store/sqlite/snapshot-store.ts';
+import { openTempSqliteStore } from '../../support/temp-sqlite-store.ts';
 import { describeSnapshotStoreContract, draftAt } from '../snapshot-store-contract.ts';
-import { openTempSqliteStore } from './temp-sqlite-store.ts';
 
 describeSnapshotStoreContract('SqliteSnapshotStore', openTempSqliteStore);
 

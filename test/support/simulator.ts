@@ -2,7 +2,7 @@ import { onTestFinished } from 'vitest';
 import { WebSocket } from 'ws';
 import { type Catalog, parseCatalog } from '../../src/domain/catalog.ts';
 import { ExchangeSimulator, type SimulatorOptions } from '../../src/simulator/exchange-simulator.ts';
-import { waitFor } from '../support/wait.ts';
+import { waitFor } from './wait.ts';
 
 /** A small catalog: two busy coins, one tiny-priced coin, one coin missing from the price table, and USDT. */
 export function smallCatalog(): Catalog {

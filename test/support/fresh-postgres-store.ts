@@ -1,6 +1,6 @@
-import { openPostgresStore } from '../../../src/store/postgres/open-postgres-store.ts';
-import type { OpenedStore } from '../../../src/store/types.ts';
-import { createTestDatabase } from '../../support/postgres.ts';
+import { openPostgresStore } from '../../src/store/postgres/open-postgres-store.ts';
+import type { OpenedStore } from '../../src/store/types.ts';
+import { createTestDatabase } from './postgres.ts';
 
 /** The PostgreSQL store on a new database of its own, dropped when the current test ends. */
 export async function openFreshPostgresStore(): Promise<OpenedStore> {

@@ -10,8 +10,8 @@ import type {
 import { createLogger } from '../../src/logger.ts';
 import type { ExchangeSimulator, SimulatorOptions } from '../../src/simulator/exchange-simulator.ts';
 import type { SimulatorFault } from '../../src/simulator/faults.ts';
-import { startSimulator } from '../simulator/helpers.ts';
-import { waitFor } from '../support/wait.ts';
+import { startSimulator } from './simulator.ts';
+import { waitFor } from './wait.ts';
 
 export const silentLogger = createLogger('silent');
 
