@@ -1,7 +1,6 @@
 import { hostname } from 'node:os';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { loadCatalog } from './collector/catalog-file.ts';
-import type { CollectorStatus } from './collector/collector-status.ts';
 import { type Pipeline, type PipelineTuning, startPipeline } from './collector/pipeline.ts';
 import type { Config } from './config.ts';
 import { type AppDeps, buildApp } from './http/app.ts';
@@ -18,6 +17,7 @@ import { type MetricsServer, startMetricsServer } from './metrics/metrics-server
 import { countStoreErrors } from './metrics/store-errors.ts';
 import { loadSources } from './sources/load-sources.ts';
 import type { SourcesSetup } from './sources/sources-setup.ts';
+import type { CollectorStatus } from './store/collector-status.ts';
 import { openStore } from './store/open-store.ts';
 import type { ChangeFeed, CollectorStatusStore, OpenedStore } from './store/types.ts';
 

@@ -1,7 +1,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../config.ts';
-import type { ApiKeyRecord } from '../keys/api-key-record.ts';
 import { issueApiKey } from '../keys/issue-key.ts';
+import type { ApiKeyRecord } from '../store/api-key-record.ts';
 import { openStore } from '../store/open-store.ts';
 import type { OpenedStore } from '../store/types.ts';
 import { table, terminalSafe, terminalSafeJson } from './terminal-output.ts';

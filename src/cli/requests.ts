@@ -1,7 +1,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig } from '../config.ts';
 import { issueApiKey } from '../keys/issue-key.ts';
-import { type KeyRequest, KeyRequestStateError, type KeyRequestStatus } from '../keys/key-request.ts';
+import { type KeyRequest, KeyRequestStateError, type KeyRequestStatus } from '../store/key-request.ts';
 import { openStore } from '../store/open-store.ts';
 import type { ApiKeyStore, KeyRequestStore } from '../store/types.ts';
 import { table, terminalSafe, terminalSafeJson } from './terminal-output.ts';

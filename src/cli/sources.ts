@@ -1,13 +1,13 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { pino } from 'pino';
 import { loadCatalog } from '../collector/catalog-file.ts';
+import { type SourceTrial, type TrialResult, trySources } from '../collector/try-sources.ts';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { builtInSources } from '../sources/default-sources.ts';
 import { readSourcesFile } from '../sources/load-sources.ts';
 import { SourcesFileError } from '../sources/problem.ts';
 import type { SourcesSetup } from '../sources/sources-setup.ts';
-import { type SourceTrial, type TrialResult, trySources } from '../sources/try-sources.ts';
 import { table, terminalSafe, terminalSafeJson } from './terminal-output.ts';
 
 /** Markets named on a source's line at most; the count says how many. */

@@ -2,7 +2,6 @@ import type { Config } from '../config.ts';
 import type { Catalog } from '../domain/catalog.ts';
 import type { Feed } from '../feeds/types.ts';
 import type { Logger } from '../logger.ts';
-import type { CollectorMetrics } from '../metrics/collector-metrics.ts';
 import { createFeed, type FeedTuning } from '../sources/create-feed.ts';
 import { marketRequests } from '../sources/market-codes.ts';
 import type { SourcesSetup } from '../sources/sources-setup.ts';
@@ -35,8 +34,16 @@ export interface PipelineDeps {
   store: SnapshotStore & CollectorStatusStore;
   logger: Logger;
   tuning?: PipelineTuning;
-  /** Where the collector's commits, failovers and sources are measured (the composition root's registry). */
-  metrics?: CollectorMetrics;
+  /**
+   * Where the collector's commits, failovers and sources are measured (the composition root's
+   * CollectorMetrics): it follows the collector from its start until the returned function is called.
+   */
+  metrics?: CollectorWatcher;
+}
+
+/** Something that follows a running collector (its metrics) until told to stop. */
+export interface CollectorWatcher {
+  watch(collector: Collector): () => void;
 }
 
 export interface Pipeline {

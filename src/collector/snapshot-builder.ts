@@ -73,7 +73,8 @@ class ListedCoin {
   }
 }
 
-interface TetherListing {
+/** A listed coin's part of its row: what the catalog says of it. */
+interface Listing {
   symbol: string;
   nameFa: string;
   url: string;
@@ -97,7 +98,7 @@ export class SnapshotBuilder {
   readonly #routing: CoinRouting;
   readonly #tetherAsOf = new AsOfText();
   /** The catalog's USDT entry, if listed: its row carries the tether rate. */
-  readonly #tetherListing: TetherListing | null;
+  readonly #tetherListing: Listing | null;
   /** Rows each source priced in the last count, by its position in the sources file. */
   readonly #served: number[];
 
@@ -105,7 +106,7 @@ export class SnapshotBuilder {
     const { catalog, config, routing } = options;
     const routesOf = new Map(routing.coins.map((coin) => [coin.symbol, coin]));
     const coins: ListedCoin[] = [];
-    let tetherListing: TetherListing | null = null;
+    let tetherListing: Listing | null = null;
     for (const entry of catalog) {
       const url = coinUrl(config.coinUrlTemplate, entry.symbol);
       if (entry.symbol === tetherSymbol) {
@@ -196,15 +197,12 @@ export class SnapshotBuilder {
 
   #usdtRow(coin: ListedCoin, series: SourceSeries, usdtIrt: number | null): RateRow {
     const sellUsdt = coin.sellUsdtOfAsk(series);
-    return {
-      symbol: coin.symbol,
-      name_fa: coin.nameFa,
+    return rateRow(coin, {
       sell_usdt: sellUsdt,
       sell_irt: sellIrtFrom(sellUsdt, usdtIrt),
       change_24h: series.change,
       as_of: coin.asOf.of(series.movedAt),
-      url: coin.url,
-    };
+    });
   }
 
   #tomanRow(coin: ListedCoin, series: SourceSeries, usdtIrt: number | null): RateRow {
@@ -214,28 +212,22 @@ export class SnapshotBuilder {
     const sellUsdt = companion
       ? coin.sellUsdtOfAsk(companion)
       : coin.derivedSellUsdt(toman, usdtIrt as number);
-    return {
-      symbol: coin.symbol,
-      name_fa: coin.nameFa,
+    return rateRow(coin, {
       sell_usdt: sellUsdt,
       sell_irt: sellIrtOfToman(toman),
       change_24h: series.change ?? companion?.change ?? null,
       // Both prices shown come from the source: the row moved when either did.
       as_of: coin.asOf.of(companion ? Math.max(series.movedAt, companion.movedAt) : series.movedAt),
-      url: coin.url,
-    };
+    });
   }
 
-  #tetherRow(listing: TetherListing, tether: SourceSeries): RateRow {
-    return {
-      symbol: listing.symbol,
-      name_fa: listing.nameFa,
+  #tetherRow(listing: Listing, tether: SourceSeries): RateRow {
+    return rateRow(listing, {
       sell_usdt: 1,
       sell_irt: tether.price,
       change_24h: null,
       as_of: this.#tetherAsOf.of(tether.movedAt),
-      url: listing.url,
-    };
+    });
   }
 
   /**
@@ -297,4 +289,20 @@ export class SnapshotBuilder {
     const usdtPrimary = coin.routes.usdt.series[0];
     if (usdtPrimary !== undefined && usdtPrimary.price === 0) seedAsk(usdtPrimary);
   }
+}
+
+/** What the prices make of a row. */
+type RowPrices = Pick<RateRow, 'sell_usdt' | 'sell_irt' | 'change_24h' | 'as_of'>;
+
+/** The coin's row (RateRowSchema), its fields in the schema's order, which is the order served. */
+function rateRow(listing: Listing, prices: RowPrices): RateRow {
+  return {
+    symbol: listing.symbol,
+    name_fa: listing.nameFa,
+    sell_usdt: prices.sell_usdt,
+    sell_irt: prices.sell_irt,
+    change_24h: prices.change_24h,
+    as_of: prices.as_of,
+    url: listing.url,
+  };
 }

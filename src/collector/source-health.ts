@@ -1,6 +1,6 @@
 import type { ConnectionState, SourceName } from '../feeds/types.ts';
 import type { Logger } from '../logger.ts';
-import type { SourceHealth, SourceState } from './collector-status.ts';
+import type { SourceHealth, SourceState } from '../store/collector-status.ts';
 
 /** Rejected ticks since start, per source and reason (e.g. `binance` → `absurd-jump` → 3). */
 export type RejectedCounts = Record<SourceName, Record<string, number>>;

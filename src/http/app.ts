@@ -10,7 +10,6 @@ import { KeyAuthenticator } from '../keys/authenticator.ts';
 import type { Limiters } from '../limiter/limiters.ts';
 import type { Logger } from '../logger.ts';
 import { HttpMetrics } from '../metrics/http-metrics.ts';
-import { clientAddressOf } from '../net/client-address.ts';
 import { sitePagesByLanguage } from '../site/pages.ts';
 import { sitePlugin } from '../site/plugin.ts';
 import type {
@@ -26,6 +25,7 @@ import { behindApiKey } from './auth/behind-api-key.ts';
 import { openApiOptions } from './discovery/openapi.ts';
 import { discoveryPlugin } from './discovery/plugin.ts';
 import { AccessLog, requestIdOf } from './edge/access-log.ts';
+import { clientAddressOf } from './edge/client-address.ts';
 import { lazyRequestLogger } from './edge/request-logger.ts';
 import { ResponseHeaders } from './edge/response-headers.ts';
 import { serviceSecurityHeaders } from './edge/security-headers.ts';

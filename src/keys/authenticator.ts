@@ -1,8 +1,8 @@
 import type { MaybePromise } from '../limiter/types.ts';
 import type { Logger } from '../logger.ts';
+import type { ApiKeyRecord } from '../store/api-key-record.ts';
 import type { ApiKeyStore } from '../store/types.ts';
 import { apiKeyDigest, apiKeyLength, hashOfDigest, isWellFormedApiKey } from './api-key.ts';
-import type { ApiKeyRecord } from './api-key-record.ts';
 import { KeyUse, LastUseWriter } from './last-use-writer.ts';
 
 export interface AuthenticatedKey {

@@ -1,6 +1,6 @@
+import type { ApiKeyRecord } from '../store/api-key-record.ts';
 import type { ApiKeyStore } from '../store/types.ts';
 import { displayPrefix, generateApiKey, hashApiKey, newApiKeyId } from './api-key.ts';
-import type { ApiKeyRecord } from './api-key-record.ts';
 
 interface IssueKeyInput {
   org: string;

@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Collector } from '../collector/collector.ts';
-import type { SourceState } from '../collector/collector-status.ts';
+import type { SourceState } from '../store/collector-status.ts';
 
 const sourceStates: readonly SourceState[] = ['up', 'degraded', 'down'];
 

@@ -1,14 +1,9 @@
-import type { CollectorStatus } from '../collector/collector-status.ts';
 import type { HistoryRange, PricePoint } from '../domain/price-history.ts';
 import type { Snapshot, SnapshotDraft } from '../domain/rates.ts';
-import type { ApiKeyRecord } from '../keys/api-key-record.ts';
-import type {
-  KeyRequest,
-  KeyRequestDecision,
-  KeyRequestDraft,
-  KeyRequestStatus,
-} from '../keys/key-request.ts';
 import type { Logger } from '../logger.ts';
+import type { ApiKeyRecord } from './api-key-record.ts';
+import type { CollectorStatus } from './collector-status.ts';
+import type { KeyRequest, KeyRequestDecision, KeyRequestDraft, KeyRequestStatus } from './key-request.ts';
 
 /**
  * Storage capabilities, one interface each (docs/architecture.md#backends), with a SQLite implementation (the embedded

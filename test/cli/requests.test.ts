@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { approveRequest, listRequests, type RequestStores, rejectRequest } from '../../src/cli/requests.ts';
 import { loadConfig } from '../../src/config.ts';
 import { hashApiKey } from '../../src/keys/api-key.ts';
-import type { KeyRequestDraft } from '../../src/keys/key-request.ts';
+import type { KeyRequestDraft } from '../../src/store/key-request.ts';
 import { MemoryKeyRequestStore } from '../../src/store/memory/key-request-store.ts';
 import { openStore } from '../../src/store/open-store.ts';
 

@@ -1,5 +1,4 @@
 import { Writable } from 'node:stream';
-import type { CollectorStatus } from '../../src/collector/collector-status.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import type { SnapshotDraft } from '../../src/domain/rates.ts';
 import { type AppDeps, buildApp } from '../../src/http/app.ts';
@@ -7,6 +6,7 @@ import type { NerkhApp } from '../../src/http/types.ts';
 import { issueApiKey } from '../../src/keys/issue-key.ts';
 import { memoryLimiters } from '../../src/limiter/open-limiter.ts';
 import { createLogger } from '../../src/logger.ts';
+import type { CollectorStatus } from '../../src/store/collector-status.ts';
 import { MemoryKeyRequestStore } from '../../src/store/memory/key-request-store.ts';
 import { MemoryApiKeyStore } from '../../src/store/memory/key-store.ts';
 import { MemorySnapshotStore } from '../../src/store/memory/snapshot-store.ts';

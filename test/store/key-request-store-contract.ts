@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../../src/keys/issue-key.ts';
-import { type KeyRequestDraft, KeyRequestStateError } from '../../src/keys/key-request.ts';
+import { type KeyRequestDraft, KeyRequestStateError } from '../../src/store/key-request.ts';
 import type { OpenedStore } from '../../src/store/types.ts';
 
 export const keyRequestDraft: KeyRequestDraft = {

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { CollectorStatus } from '../../src/collector/collector-status.ts';
 import type { SnapshotDraft } from '../../src/domain/rates.ts';
+import type { CollectorStatus } from '../../src/store/collector-status.ts';
 import type { CollectorStatusStore, OpenedStore, SnapshotStore } from '../../src/store/types.ts';
 
 export function draftAt(

@@ -7,7 +7,7 @@ import { clientNetwork } from '../../net/client-network.ts';
 import { queryCarriesKey } from '../edge/access-log.ts';
 import { queryOf } from '../edge/request-target.ts';
 import { type ProblemError, problem } from '../errors/catalog.ts';
-import { RateLimitFields, ratePolicyName } from '../rates/rate-limit-fields.ts';
+import { RateLimitFields, ratePolicyName } from './rate-limit-fields.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

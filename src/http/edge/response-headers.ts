@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { renderFields } from '../rates/prepared-head.ts';
+import { renderFields } from './field-lines.ts';
 
 /**
  * Security fields that protect any response with a body, not only an HTML document: a JSON
@@ -39,7 +39,7 @@ export class ResponseHeaders {
   readonly #bodyPairs: ReadonlyArray<readonly [string, string]>;
   /** The same as a flat (name, value, …) list, as node:http's `writeHead` takes them. */
   readonly #bodyFields: readonly string[];
-  /** And rendered as head lines (../rates/prepared-head.ts). */
+  /** And rendered as head lines (./field-lines.ts). */
   readonly #bodyLines: string;
   #closing = false;
 

@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
-import type { CollectorStatus, CommitOutcome, SourceHealth } from '../../collector/collector-status.ts';
 import type { SharedLimitState } from '../../limiter/fallback-limiter.ts';
+import type { CollectorStatus, CommitOutcome, SourceHealth } from '../../store/collector-status.ts';
 import type { CollectorLeader } from '../../store/types.ts';
 import type { HealthCheckSchema, HealthSchema } from './schemas.ts';
 

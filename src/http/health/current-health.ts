@@ -1,6 +1,6 @@
-import type { CollectorStatus } from '../../collector/collector-status.ts';
 import type { Snapshot } from '../../domain/rates.ts';
 import type { SharedLimitState } from '../../limiter/fallback-limiter.ts';
+import type { CollectorStatus } from '../../store/collector-status.ts';
 import type { CollectorLeader, CollectorLease, CollectorStatusStore } from '../../store/types.ts';
 import { assessHealth, type HealthReport, type StoreUnreachable } from './assessment.ts';
 

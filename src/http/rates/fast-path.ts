@@ -5,13 +5,13 @@ import type { RateLimitDecision, RateLimiter } from '../../limiter/types.ts';
 import type { Logger } from '../../logger.ts';
 import type { HttpMetrics } from '../../metrics/http-metrics.ts';
 import { clientNetwork } from '../../net/client-network.ts';
+import { RateLimitFields } from '../auth/rate-limit-fields.ts';
 import { type AccessLog, requestIdOf } from '../edge/access-log.ts';
 import type { ResponseHeaders } from '../edge/response-headers.ts';
 import type { EncodedBody } from '../snapshot/body-encoding.ts';
 import type { SnapshotCache } from '../snapshot/snapshot-cache.ts';
 import type { SnapshotView } from '../snapshot/snapshot-view.ts';
 import { PreparedHeads } from './prepared-head.ts';
-import { RateLimitFields } from './rate-limit-fields.ts';
 import { ratesResponse } from './response.ts';
 import { TurnBatch } from './turn-batch.ts';
 
@@ -23,7 +23,7 @@ interface RatesFastPathOptions {
   defaultLimit: number;
   windowSeconds: number;
   clock: () => number;
-  /** The request's client address, as Fastify's `request.ip` would give it (../../net/client-address.ts). */
+  /** The request's client address, as Fastify's `request.ip` would give it (../edge/client-address.ts). */
   clientAddress: (request: IncomingMessage) => string | undefined;
   responseHeaders: ResponseHeaders;
   accessLog: AccessLog;
@@ -48,7 +48,7 @@ const symbolTarget = /^\/v1\/rates\?symbol=([A-Za-z0-9]{1,20})$/;
  *
  * What an admitted request gets is what the route sends: the same representation
  * (./response.ts), the same fields in one `writeHead` (ResponseHeaders.writePrepared), the
- * same `RateLimit` fields (./rate-limit-fields.ts), request id, access-log line and metrics
+ * same `RateLimit` fields (../auth/rate-limit-fields.ts), request id, access-log line and metrics
  * (../edge/access-log.ts). A socket test sends the same requests through both and compares them.
  *
  * Why: Fastify's routing, request and reply objects and hook chain cost as much per request as

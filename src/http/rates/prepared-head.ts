@@ -1,32 +1,6 @@
-import {
-  IncomingMessage,
-  type Server,
-  ServerResponse,
-  STATUS_CODES,
-  validateHeaderName,
-  validateHeaderValue,
-} from 'node:http';
+import { IncomingMessage, type Server, ServerResponse, STATUS_CODES } from 'node:http';
 import { Socket } from 'node:net';
 import { flatString } from '../../flat-string.ts';
-
-/**
- * Header fields (flat name, value, …) as lines of a response head: `name: value` each, ended by
- * CRLF (RFC 9112 §2.1), as one flat string (../../flat-string.ts). Each field is checked with
- * node:http's own validators when the block is made, as `writeHead` would check it, so a block can
- * be sent many times without checking again.
- */
-export function renderFields(fields: readonly string[]): string {
-  if (fields.length % 2 !== 0) throw new Error('header fields come in name, value pairs');
-  const lines: string[] = [];
-  for (let index = 0; index < fields.length; index += 2) {
-    const name = fields[index] as string;
-    const value = fields[index + 1] as string;
-    validateHeaderName(name);
-    validateHeaderValue(name, value);
-    lines.push(name, ': ', value, '\r\n');
-  }
-  return flatString(...lines);
-}
 
 /**
  * The part of node:http's ServerResponse its send path reads the head from (lib/_http_outgoing.js):
@@ -53,8 +27,8 @@ function nodeKeepsHeadInHeader(): boolean {
  * spelling, through node:http's own send path. What it saves is `writeHead`'s work per field
  * (two validating regular expressions, a lower-casing and a string concatenation each), for the
  * dozen fields of a rates response (docs/decisions/0003-prepared-response-heads.md). The fields
- * were validated once, when their blocks were rendered
- * (`renderFields`), or are built from values whose characters are fixed (numbers, request ids of
+ * were validated once, when their blocks were rendered (`renderFields`, ../edge/field-lines.ts),
+ * or are built from values whose characters are fixed (numbers, request ids of
  * `[A-Za-z0-9._:-]`).
  *
  * Only the common case is written here: an HTTP/1.1 connection that stays open after the response,

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { negotiateContentCoding } from '../edge/content-coding.ts';
 import type { EncodedBody } from '../snapshot/body-encoding.ts';
 import type { SnapshotView } from '../snapshot/snapshot-view.ts';
-import { negotiateContentCoding } from './content-coding.ts';
 
 /** Weak comparison of If-None-Match against the selected representation (RFC 9110 §13.1.2). */
 function etagMatches(ifNoneMatch: string, etag: string): boolean {

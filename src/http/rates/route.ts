@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { RatesResponseSchema } from '../../domain/rates.ts';
 import type { ResponseHeaders } from '../edge/response-headers.ts';
 import { problem, problemResponse } from '../errors/catalog.ts';
 import type { EncodedBody } from '../snapshot/body-encoding.ts';
 import type { SnapshotCache } from '../snapshot/snapshot-cache.ts';
 import { ratesResponse } from './response.ts';
-import { RatesResponseSchema } from './schemas.ts';
 
 interface RatesRouteOptions {
   /** The served snapshot: `snapshots.current()` is null before the first commit. */

@@ -6,9 +6,9 @@ import {
   constants as zlibConstants,
   gzip as zlibGzip,
 } from 'node:zlib';
-import type { RateRow, Snapshot } from '../../domain/rates.ts';
-import type { ContentCoding } from '../rates/content-coding.ts';
-import { renderFields } from '../rates/prepared-head.ts';
+import type { RateRow, RatesResponse, Snapshot } from '../../domain/rates.ts';
+import type { ContentCoding } from '../edge/content-coding.ts';
+import { renderFields } from '../edge/field-lines.ts';
 
 const gzip = promisify(zlibGzip);
 const brotli = promisify(brotliCompress);
@@ -22,7 +22,7 @@ const brotli = promisify(brotliCompress);
  * One representation of a response body (RFC 9110 §3.2): its bytes, its strong ETag (§8.8.3),
  * and the header fields that describe it, worked out once so a request only adds its own.
  * Fields are flat (name, value, …), as node:http's `writeHead` takes them, and rendered as the
- * lines of a response head (../rates/prepared-head.ts), as the rates fast path sends them.
+ * lines of a response head (../edge/field-lines.ts), as the rates fast path sends them.
  */
 interface Representation {
   readonly body: Buffer;
@@ -49,19 +49,18 @@ export interface RatesLabels {
   refreshSeconds: number;
 }
 
-export function ratesJson(snapshot: Snapshot, labels: RatesLabels, rates: readonly RateRow[]): Buffer {
+export function ratesJson(snapshot: Snapshot, labels: RatesLabels, rates: RateRow[]): Buffer {
   // Field order of the rates response (content/docs.md, "Response"); rows are already in the row shape.
-  return Buffer.from(
-    JSON.stringify({
-      source: labels.source ?? snapshot.source,
-      side: 'sell',
-      usdt_irt: snapshot.usdt_irt,
-      updated_at: snapshot.updated_at,
-      disclaimer: labels.disclaimer,
-      count: rates.length,
-      rates,
-    }),
-  );
+  const response: RatesResponse = {
+    source: labels.source ?? snapshot.source,
+    side: 'sell',
+    usdt_irt: snapshot.usdt_irt,
+    updated_at: snapshot.updated_at,
+    disclaimer: labels.disclaimer,
+    count: rates.length,
+    rates,
+  };
+  return Buffer.from(JSON.stringify(response));
 }
 
 // Highest settings: each body is compressed once per snapshot and sent many times.

@@ -1,4 +1,4 @@
-import type { ApiKeyRecord } from '../../keys/api-key-record.ts';
+import type { ApiKeyRecord } from '../api-key-record.ts';
 import type { ApiKeyStore } from '../types.ts';
 
 /** In-memory twin of SqliteApiKeyStore for tests: same contract, nothing survives the process. */

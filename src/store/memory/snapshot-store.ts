@@ -1,6 +1,6 @@
-import type { CollectorStatus } from '../../collector/collector-status.ts';
 import { type HistoryRange, type PricePoint, seriesBySymbol } from '../../domain/price-history.ts';
 import type { Snapshot, SnapshotDraft } from '../../domain/rates.ts';
+import type { CollectorStatus } from '../collector-status.ts';
 import type { CollectorStatusStore, SnapshotStore } from '../types.ts';
 
 /** In-memory twin of SqliteSnapshotStore for tests: same contract, nothing survives the process. */

@@ -6,7 +6,7 @@ import {
   KeyRequestStateError,
   type KeyRequestStatus,
   newKeyRequest,
-} from '../../keys/key-request.ts';
+} from '../key-request.ts';
 import type { KeyRequestStore } from '../types.ts';
 
 const columns =

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { ApiKeyRecord } from '../../keys/api-key-record.ts';
+import type { ApiKeyRecord } from '../api-key-record.ts';
 import type { ApiKeyStore } from '../types.ts';
 
 const columns =

@@ -1,7 +1,7 @@
 import type pg from 'pg';
-import type { CollectorStatus } from '../../collector/collector-status.ts';
 import { type HistoryRange, type PricePoint, seriesBySymbol } from '../../domain/price-history.ts';
 import type { RateRow, Snapshot, SnapshotDraft } from '../../domain/rates.ts';
+import type { CollectorStatus } from '../collector-status.ts';
 import { StaleTermError } from '../stale-term-error.ts';
 import type { CollectorStatusStore, SnapshotStore } from '../types.ts';
 

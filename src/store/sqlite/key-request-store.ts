@@ -5,7 +5,7 @@ import {
   KeyRequestStateError,
   type KeyRequestStatus,
   newKeyRequest,
-} from '../../keys/key-request.ts';
+} from '../key-request.ts';
 import type { KeyRequestStore } from '../types.ts';
 import type { SqliteDatabase } from './database.ts';
 

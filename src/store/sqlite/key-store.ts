@@ -1,4 +1,4 @@
-import type { ApiKeyRecord } from '../../keys/api-key-record.ts';
+import type { ApiKeyRecord } from '../api-key-record.ts';
 import type { ApiKeyStore } from '../types.ts';
 import type { SqliteDatabase } from './database.ts';
 import { SqliteStatementThread } from './statement-thread.ts';

@@ -1,6 +1,6 @@
-import type { CollectorStatus } from '../../collector/collector-status.ts';
 import { type HistoryRange, type PricePoint, seriesBySymbol } from '../../domain/price-history.ts';
 import type { RateRow, Snapshot, SnapshotDraft } from '../../domain/rates.ts';
+import type { CollectorStatus } from '../collector-status.ts';
 import type { CollectorStatusStore, SnapshotStore } from '../types.ts';
 import type { SqliteDatabase } from './database.ts';
 

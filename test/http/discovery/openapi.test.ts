@@ -8,7 +8,7 @@ import clientPackage from '../../../packages/client/package.json' with { type: '
 import mcpPackage from '../../../packages/mcp/package.json' with { type: 'json' };
 import { ProblemSchema } from '../../../src/http/errors/catalog.ts';
 import { HealthSchema } from '../../../src/http/health/schemas.ts';
-import { RatesResponseSchema } from '../../../src/http/rates/schemas.ts';
+import { RatesResponseSchema } from '../../../src/domain/rates.ts';
 import { buildTestApp, publicUrl, type TestApp } from '../fixtures.ts';
 
 let t: TestApp;

@@ -1,7 +1,7 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { Value } from 'typebox/value';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { RatesResponseSchema } from '../../../src/http/rates/schemas.ts';
+import { RatesResponseSchema } from '../../../src/domain/rates.ts';
 import { describeAuthenticatedRoute } from '../auth/authenticated-route-suite.ts';
 import { buildTestApp, publicUrl, sampleSnapshot, type TestApp, type TestAppOptions } from '../fixtures.ts';
 

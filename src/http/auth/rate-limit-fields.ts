@@ -8,7 +8,7 @@ export const ratePolicyName = 'default';
  * The values of the `RateLimit-Policy` and `RateLimit` fields (draft-ietf-httpapi-ratelimit-headers)
  * of a decision: the policy (quota q per window w seconds) and the current state (r requests
  * remaining, t seconds until the next slot frees). Both ways a keyed response is sent, through
- * Fastify (../auth/api-key-guard.ts) and the rates fast path (./fast-path.ts), take them from here.
+ * Fastify (./api-key-guard.ts) and the rates fast path (../rates/fast-path.ts), take them from here.
  */
 export class RateLimitFields {
   readonly #windowSeconds: number;

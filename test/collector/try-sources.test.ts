@@ -1,10 +1,10 @@
 import net from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { trySources } from '../../src/collector/try-sources.ts';
 import { loadConfig } from '../../src/config.ts';
 import { parseCatalog } from '../../src/domain/catalog.ts';
 import { createLogger } from '../../src/logger.ts';
 import { parseSources } from '../../src/sources/load-sources.ts';
-import { trySources } from '../../src/sources/try-sources.ts';
 import { freePort } from '../cli/run-cli.ts';
 
 const catalog = parseCatalog([

@@ -1,13 +1,13 @@
-import { Collector } from '../collector/collector.ts';
 import type { Config } from '../config.ts';
 import type { Catalog } from '../domain/catalog.ts';
 import type { SnapshotDraft } from '../domain/rates.ts';
 import type { ConnectionState, Feed, FeedListener, Quote, SourceName } from '../feeds/types.ts';
 import type { Logger } from '../logger.ts';
+import { createFeed, type FeedTuning } from '../sources/create-feed.ts';
+import { marketRequests } from '../sources/market-codes.ts';
+import type { SourcesSetup } from '../sources/sources-setup.ts';
 import { MemorySnapshotStore } from '../store/memory/snapshot-store.ts';
-import { createFeed, type FeedTuning } from './create-feed.ts';
-import { marketRequests } from './market-codes.ts';
-import type { SourcesSetup } from './sources-setup.ts';
+import { Collector } from './collector.ts';
 
 /** How one source did when tried once. */
 export interface SourceTrial {
