@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import rootPackage from '../../../package.json' with { type: 'json' };
 import clientPackage from '../../../packages/client/package.json' with { type: 'json' };
 import mcpPackage from '../../../packages/mcp/package.json' with { type: 'json' };
+import { RatesResponseSchema } from '../../../src/domain/rates.ts';
 import { ProblemSchema } from '../../../src/http/errors/catalog.ts';
 import { HealthSchema } from '../../../src/http/health/schemas.ts';
-import { RatesResponseSchema } from '../../../src/domain/rates.ts';
 import { buildTestApp, publicUrl, type TestApp } from '../fixtures.ts';
 
 let t: TestApp;
