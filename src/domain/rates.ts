@@ -50,7 +50,7 @@ export const SnapshotDraftSchema = Type.Object({
 export type SnapshotDraft = Static<typeof SnapshotDraftSchema>;
 
 /**
- * The rates response (content/docs.md, "Response"): the served snapshot's fields, with
+ * The rates response (content/docs.md "Response"): the served snapshot's fields, with
  * the response's own. It documents the API in OpenAPI and tests check real responses against it, so
  * the description and the bytes cannot drift apart.
  */

@@ -27,8 +27,8 @@ function nodeKeepsHeadInHeader(): boolean {
  * spelling, through node:http's own send path. What it saves is `writeHead`'s work per field
  * (two validating regular expressions, a lower-casing and a string concatenation each), for the
  * dozen fields of a rates response (docs/decisions/0003-prepared-response-heads.md). The fields
- * were validated once, when their blocks were rendered
- * (`renderFields`, ../edge/field-lines.ts), or are built from values whose characters are fixed (numbers, request ids of
+ * were validated once, when their blocks were rendered (`renderFields`, ../edge/field-lines.ts),
+ * or are built from values whose characters are fixed (numbers, request ids of
  * `[A-Za-z0-9._:-]`).
  *
  * Only the common case is written here: an HTTP/1.1 connection that stays open after the response,
