@@ -300,11 +300,12 @@ describe('pipeline against the exchange simulator', () => {
     },
   );
 
-  it('serves the last committed prices after a restart while the coin source is down', async () => {
+  it('serves the last committed prices after a restart while the coin sources are down', async () => {
     const rig = await startRig();
     const before = await firstFullSnapshot(rig);
     await rig.pipeline.stop();
-    rig.sim.setFault('drop', 'binance');
+    // Binance and Nobitex, its fallback for every coin in the built-in set-up, both down.
+    rig.sim.setFault('drop', 'all');
     const restarted = await startRig({ sim: rig.sim, dataDir: rig.dataDir });
     const after = await waitFor(async () => {
       const latest = await restarted.store.snapshots.latestSnapshot();
