@@ -38,7 +38,7 @@ import {
   TETHER_INTERVAL_MS,
   type TetherMarket,
 } from './market.ts';
-import { nobitex } from './nobitex.ts';
+import { type NobitexCondition, type NobitexEndpoint, nobitex } from './nobitex.ts';
 import { PANEL_PATH, panel } from './panel.ts';
 import { formatPrice, type ListedCoin, quoteIn, tetherInToman } from './quoted-markets.ts';
 import { wallex } from './wallex.ts';
@@ -83,6 +83,7 @@ export class ExchangeSimulator {
   private readonly stream: BinanceStream;
   private readonly http: HttpEndpoints;
   private readonly endpoints: ReadonlyMap<string, HttpEndpoint>;
+  private readonly nobitex: NobitexEndpoint;
   private autoTickTimer: NodeJS.Timeout | undefined;
 
   static async start(options: SimulatorOptions): Promise<ExchangeSimulator> {
@@ -118,10 +119,11 @@ export class ExchangeSimulator {
       logger: options.logger,
     });
     this.http = new HttpEndpoints(this.faults, retryAfterSeconds);
+    this.nobitex = nobitex(this.coins, this.tether);
     this.endpoints = new Map(
       [
         binanceRest(this.markets),
-        nobitex(this.coins, this.tether),
+        this.nobitex,
         wallex(this.coins, this.tether, tetherNameFa),
         panel(this.coins, this.tether),
       ].map((endpoint) => [endpoint.path, endpoint]),
@@ -209,6 +211,15 @@ export class ExchangeSimulator {
   /** Current Nobitex usdt-rls bestSell in rial, as sent on the wire when no price fault is set. */
   usdtBestSellRial(): string {
     return String(this.tether.bestSell);
+  }
+
+  /**
+   * How Nobitex answers for `markets` (`btc-rls`, `usdt-rls`; none given: every market):
+   * `placeholders` as it was recorded answering (`"latest": "0E-10"`, `"dayChange": "-100.00"`),
+   * `closed` with `isClosed: true`, `normal` again.
+   */
+  setNobitexCondition(condition: NobitexCondition, markets?: readonly string[]): void {
+    this.nobitex.setCondition(condition, markets);
   }
 
   /** Sets the Nobitex bestSell (a whole number of rial, as a string). */
