@@ -14,7 +14,7 @@ import type { Catalog } from '../domain/catalog.ts';
 import type { Logger } from '../logger.ts';
 import { urlHost } from '../net/url-host.ts';
 import { binanceRest } from './binance-rest.ts';
-import { BinanceStream } from './binance-stream.ts';
+import { BinanceStream, type ConnectionEvent } from './binance-stream.ts';
 import { FAULT_CONTROL_PATH, serveFaultControl } from './fault-control.ts';
 import {
   type FaultState,
@@ -182,6 +182,11 @@ export class ExchangeSimulator {
     return this.stream.connectionCount;
   }
 
+  /** The last opens and closes of Binance stream connections as the server saw them, oldest first. */
+  binanceConnectionLog(): ConnectionEvent[] {
+    return this.stream.connectionLog();
+  }
+
   /** Current fault of each exchange. */
   faultState(): FaultState {
     return this.faults.state();
@@ -246,6 +251,14 @@ export class ExchangeSimulator {
     const eventTime = Date.now();
     this.stream.publish(market, eventTime);
     return eventTime;
+  }
+
+  /**
+   * Binance's `serverShutdown` on every open stream connection, each closed `closeAfterMs` later
+   * (default 1 000). Returns how many connections were told.
+   */
+  announceBinanceShutdown(closeAfterMs = 1_000): number {
+    return this.stream.announceShutdown(closeAfterMs);
   }
 
   async stop(): Promise<void> {
