@@ -4,7 +4,7 @@
  * which requests a round makes and how each body becomes quotes.
  */
 import type { Logger } from '../logger.ts';
-import { HttpPoller, type PollRequest, type RateLimitReading } from './http-poll.ts';
+import { HttpPoller, type PollFallback, type PollRequest, type RateLimitReading } from './http-poll.ts';
 import type { Feed, FeedListener, MarketRequest } from './types.ts';
 
 export interface PolledFeedOptions {
@@ -46,7 +46,7 @@ export class PolledFeed implements Feed {
     requests: readonly PollRequest[],
     defaultMinPollMs: number,
     /** What the kind's exchange asks of clients beyond HTTP: its User-Agent, its rate-limit body. */
-    reading: RateLimitReading = {},
+    reading: RateLimitReading & { fallback?: PollFallback } = {},
   ) {
     this.source = options.name;
     this.#poller = new HttpPoller({
