@@ -39,6 +39,8 @@ export interface KeyRequestStore {
   getKeyRequest(id: string): Promise<KeyRequest | null>;
   /** Oldest first. */
   listKeyRequests(filter?: { status?: KeyRequestStatus }): Promise<KeyRequest[]>;
+  /** How many requests have this status: the pending ones are a gauge (docs/operations.md#key-requests). */
+  countKeyRequests(status: KeyRequestStatus): Promise<number>;
   /** Requests stored for this client since `since` (ISO 8601): the per-client limit reads this. */
   countKeyRequestsSince(clientHash: string, since: string): Promise<number>;
   /**
