@@ -11,7 +11,7 @@ const driver = fileURLToPath(import.meta.resolve('better-sqlite3'));
 /**
  * The thread's page cache, in KiB. better-sqlite3 builds SQLite with 16,000 KiB per connection
  * (`SQLITE_DEFAULT_CACHE_SIZE` in its deps/defines.gypi), which this connection, which only writes,
- * filled with its batches' pages; with 1 MiB a batch takes as long
+ * filled with its batches' pages; a smaller one writes a batch as fast
  * (docs/decisions/0032-sqlite-page-caches.md).
  */
 const cacheKiB = 1024;
