@@ -80,6 +80,9 @@ export class KeyUse {
   }
 }
 
+/** Keys that left the live ones kept for late counts between two flushes, at most. */
+const retiredBound = 10_000;
+
 /** What one key has pending for the store: its last use (epoch ms) and its counts by day. */
 interface Pending {
   lastUsedMs: number | undefined;
@@ -102,9 +105,9 @@ interface LastUseWriterOptions {
  * Writes keys' last-use times and usage counts to the store in one batch per `flushMs` and at
  * close, so serving a request never waits on a store write. The live keys hold their own last use
  * and counts (`KeyUse`). A key that leaves them (a cache drop or eviction) is handed over
- * (`keep`) and read at the next two flushes: a request that held it may still count a decision
- * (a shared limiter answers later). A batch the store fails to write is kept for the next flush,
- * so an outage loses no counts.
+ * (`keep`): what it holds is taken at once, and it is read again at the next two flushes, since
+ * a request that held it may still count a decision (a shared limiter answers later). A batch the
+ * store fails to write is kept for the next flush, so an outage loses no counts.
  */
 export class LastUseWriter {
   readonly #store: Pick<ApiKeyStore, 'recordApiKeyUse'>;
@@ -116,8 +119,8 @@ export class LastUseWriter {
   #retired = new Set<KeyUse>();
   /** Keys that left the live ones before the last flush, read once more. */
   #retiredBefore = new Set<KeyUse>();
-  /** Key id → what a failed write left to write. */
-  #unwritten = new Map<string, Pending>();
+  /** Key id → what keys that left the live ones held, and what a failed write left to write. */
+  #pending = new Map<string, Pending>();
   #timer: NodeJS.Timeout | undefined;
 
   constructor(options: LastUseWriterOptions) {
@@ -140,9 +143,16 @@ export class LastUseWriter {
     await this.flush();
   }
 
-  /** Hands over `keys`, which leave the live ones: what they hold or still count is written. */
+  /**
+   * Hands over `keys`, which leave the live ones: what they hold is taken now, and what a request
+   * still holding one counts later is taken at the next two flushes (for up to `retiredBound`
+   * keys between two flushes, so a storm of cache drops cannot pile them up).
+   */
   keep(keys: Iterable<KeyUse>): void {
-    for (const key of keys) this.#retired.add(key);
+    for (const key of keys) {
+      takeInto(this.#pending, key);
+      if (this.#retired.size < retiredBound) this.#retired.add(key);
+    }
   }
 
   /**
@@ -153,8 +163,8 @@ export class LastUseWriter {
    * (docs/decisions/0037-background-work-in-small-steps.md).
    */
   async flush(): Promise<void> {
-    const batch = this.#unwritten;
-    this.#unwritten = new Map();
+    const batch = this.#pending;
+    this.#pending = new Map();
     const retired = this.#retired;
     this.#retired = new Set();
     for (const keys of [this.#liveKeys(), retired, this.#retiredBefore]) {
@@ -190,7 +200,7 @@ export class LastUseWriter {
         { err: error },
         'writing API key last-use times and usage failed; kept for the next flush',
       );
-      for (const [id, pending] of chunk) merge(this.#unwritten, id, pending);
+      for (const [id, pending] of chunk) merge(this.#pending, id, pending);
     }
   }
 }
