@@ -11,7 +11,9 @@ import { KeyAuthenticator } from '../keys/authenticator.ts';
 import type { Limiters } from '../limiter/limiters.ts';
 import type { Logger } from '../logger.ts';
 import { HttpMetrics } from '../metrics/http-metrics.ts';
+import { KeyRequestWebhook } from '../site/key-request-webhook.ts';
 import { sitePagesByLanguage } from '../site/pages.ts';
+import { PendingKeyRequests } from '../site/pending-key-requests.ts';
 import { sitePlugin } from '../site/plugin.ts';
 import type {
   ApiKeyStore,
@@ -78,6 +80,8 @@ export interface AppDeps {
   pollMs?: number;
   /** How often key last-use times are written (default 30 s). */
   lastUseFlushMs?: number;
+  /** How often the pending key requests are counted in the store (default 15 s). */
+  keyRequestsPollMs?: number;
   /** Invalid keys per client address per rate window before key checks pause (default 30). */
   failureLimit?: number;
   /**
@@ -172,6 +176,17 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
     });
     const { requests: limiter, failedKeys } = deps.limiters;
     const metrics = deps.metrics ?? new HttpMetrics(new Registry());
+    // Key requests waiting for the operator, and the webhook told of each new one
+    // (docs/operations.md#key-requests).
+    const pendingKeyRequests = new PendingKeyRequests({
+      store: deps.keyRequests,
+      logger,
+      ...(deps.keyRequestsPollMs === undefined ? {} : { pollMs: deps.keyRequestsPollMs }),
+    });
+    const webhook =
+      config.NERKH_REQUESTS_WEBHOOK_URL === undefined
+        ? undefined
+        : new KeyRequestWebhook({ url: config.NERKH_REQUESTS_WEBHOOK_URL, logger });
 
     // The API, the website and the discovery documents read the same snapshot and health judgement.
     const currentSnapshot = () => snapshots.current()?.snapshot ?? null;
@@ -213,6 +228,7 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
       currentSnapshot,
       keyCache: () => authenticator.cacheCounts(),
       limiters: deps.limiters,
+      pendingKeyRequests: () => pendingKeyRequests.count(),
       clock,
     });
 
@@ -240,6 +256,10 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
       keyRequests: deps.keyRequests,
       formSecret: config.NERKH_FORM_SECRET ?? randomBytes(32),
       clock,
+      announce: (request) => {
+        void pendingKeyRequests.refresh();
+        webhook?.send(request);
+      },
     });
     await app.register(discoveryPlugin, { pages: pages.en });
 
@@ -262,17 +282,23 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
 
     await firstSnapshot;
     await authenticator.start();
+    await pendingKeyRequests.start();
     // A change heard of is read at once; the polls stay, so a feed that goes quiet costs a poll period.
+    // An approved key request issues a key: the pending count is read again then too.
     const unsubscribe = [
       deps.changes?.onChange('snapshot', () => void snapshotPoll.refresh()),
-      deps.changes?.onChange('keys', () => void authenticator.pollVersion()),
+      deps.changes?.onChange('keys', () => {
+        void authenticator.pollVersion();
+        void pendingKeyRequests.refresh();
+      }),
     ];
     app.addHook('onClose', async () => {
       for (const stopListening of unsubscribe) stopListening?.();
       stopOwnCommits?.();
       snapshotPoll.close();
       snapshots.close();
-      await authenticator.close();
+      pendingKeyRequests.close();
+      await Promise.all([authenticator.close(), webhook?.close()]);
     });
   } catch (error) {
     stopOwnCommits?.();

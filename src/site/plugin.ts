@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { problem } from '../http/errors/catalog.ts';
+import type { KeyRequest } from '../store/key-request.ts';
 import type { KeyRequestStore } from '../store/types.ts';
 import {
   CoinListQuerySchema,
@@ -24,6 +25,8 @@ interface SiteOptions {
   clock?: () => number;
   /** Key requests accepted from one client address per hour (default 5). */
   requestsPerHour?: number;
+  /** Tells the operator of a stored key request (gauge, webhook); returns at once, never throws. */
+  announce?: (request: KeyRequest) => void;
 }
 
 /**
@@ -111,5 +114,6 @@ export async function sitePlugin(app: FastifyInstance, options: SiteOptions): Pr
     clock: options.clock ?? Date.now,
     requestsPerHour: options.requestsPerHour ?? 5,
     sendPage,
+    announce: options.announce ?? (() => {}),
   });
 }
