@@ -4,8 +4,9 @@
  * Database, Statement and iterator objects, register a clean-up hook per object and remove it
  * when the object is destroyed; until 24.22.0 removing it aborts the process
  * (`Assertion failed: (env) != nullptr` in `node::RemoveEnvironmentCleanupHook`) whenever V8
- * collects such an object, which the first page with a price chart does. Refused at start with
- * this reason instead of dying mid-request (docs/decisions/0038-node-24-from-24-22.md).
+ * collects such an object: the statements of the start-up pragmas, a chart's iterators. Refused
+ * at start with this reason instead of an abort with no word of nerkh's
+ * (docs/decisions/0038-node-24-from-24-22.md).
  */
 export function unsupportedNodeReason(version: string): string | undefined {
   const [major, minor] = version.split('.').map(Number);
