@@ -15,6 +15,7 @@ import type { Logger } from './logger.ts';
 import { CollectorMetrics } from './metrics/collector-metrics.ts';
 import { HttpMetrics } from './metrics/http-metrics.ts';
 import { type MetricsServer, startMetricsServer } from './metrics/metrics-server.ts';
+import { Probes } from './metrics/probes.ts';
 import { countStoreErrors } from './metrics/store-errors.ts';
 import { loadSources } from './sources/load-sources.ts';
 import type { SourcesSetup } from './sources/sources-setup.ts';
@@ -106,8 +107,14 @@ export async function startService({
   let ownCollectorStatus: (() => CollectorStatus) | null = null;
   let app: NerkhApp | null = null;
   let metricsServer: MetricsServer | null = null;
+  // The orchestrators' probes live on the operations listener, so only where it runs.
+  const probes =
+    config.NERKH_METRICS_PORT === undefined
+      ? null
+      : new Probes({ storeAnswers: () => store.snapshots.latestSnapshotId() });
   const stop = async () => {
     await metricsServer?.close();
+    probes?.stop();
     await app?.close();
     await election?.stop();
     await pipeline?.stop();
@@ -174,6 +181,7 @@ export async function startService({
         limiters,
         // The API's figures exist only where an API runs: a collector's scrape has none at 0.
         metrics: new HttpMetrics(registry),
+        ...(probes === null ? {} : { probes }),
         ...(changes === null ? {} : { changes }),
         ...(apiPollMs === undefined ? {} : { pollMs: apiPollMs }),
         ...(runsBoth
@@ -194,6 +202,7 @@ export async function startService({
         config.NERKH_METRICS_HOST,
         config.NERKH_METRICS_PORT,
         logger,
+        probes ?? undefined,
       );
       logger.info({ url: metricsServer.url }, 'metrics listener started');
     }

@@ -11,6 +11,7 @@ import { KeyAuthenticator } from '../keys/authenticator.ts';
 import type { Limiters } from '../limiter/limiters.ts';
 import type { Logger } from '../logger.ts';
 import { HttpMetrics } from '../metrics/http-metrics.ts';
+import type { Probes } from '../metrics/probes.ts';
 import { KeyRequestWebhook } from '../site/key-request-webhook.ts';
 import { sitePagesByLanguage } from '../site/pages.ts';
 import { PendingKeyRequests } from '../site/pending-key-requests.ts';
@@ -74,6 +75,8 @@ export interface AppDeps {
    * its own that nobody scrapes.
    */
   metrics?: HttpMetrics;
+  /** The orchestrators' probes on the operations listener: ready once the app has a snapshot. */
+  probes?: Pick<Probes, 'watchSnapshot'>;
   /** Epoch milliseconds; tests pass a fake clock. */
   clock?: () => number;
   /** Poll period of the snapshot id and the key version (default 1 s). */
@@ -224,6 +227,7 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
       clock,
       metrics,
     });
+    deps.probes?.watchSnapshot(currentSnapshot);
     metrics.watch({
       currentSnapshot,
       keyCache: () => authenticator.cacheCounts(),
