@@ -1,11 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { brotliDecompressSync } from 'node:zlib';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadCatalog } from '../../src/collector/catalog-file.ts';
 import type { Snapshot } from '../../src/domain/rates.ts';
 import { assessHealth } from '../../src/http/health/assessment.ts';
-import { projectRoot } from '../../src/project-root.ts';
 import { fontPath } from '../../src/site/font.ts';
 import { sitePagesByLanguage } from '../../src/site/pages.ts';
 import { sitePlugin } from '../../src/site/plugin.ts';
@@ -19,10 +17,7 @@ import { MemorySnapshotStore } from '../../src/store/memory/snapshot-store.ts';
  * few coins.
  */
 const budget = 150 * 1024;
-const catalog = JSON.parse(readFileSync(join(projectRoot, 'catalog/coins.json'), 'utf8')) as {
-  symbol: string;
-  name_fa: string;
-}[];
+const catalog = loadCatalog();
 const publicUrl = 'https://rates.example.ir';
 const end = Date.parse('2026-06-01T10:00:00.000Z');
 
@@ -52,6 +47,7 @@ beforeAll(async () => {
   }
   app = Fastify({ logger: false });
   const pages = sitePagesByLanguage({
+    catalog,
     settings: {
       publicUrl,
       disclaimer: 'Informational.',
