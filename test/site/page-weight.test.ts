@@ -9,6 +9,7 @@ import { sitePagesByLanguage } from '../../src/site/pages.ts';
 import { sitePlugin } from '../../src/site/plugin.ts';
 import { MemoryKeyRequestStore } from '../../src/store/memory/key-request-store.ts';
 import { MemorySnapshotStore } from '../../src/store/memory/snapshot-store.ts';
+import { wholeCatalogDay } from '../support/whole-catalog.ts';
 
 /**
  * The size budget of a first visit (HTML with its inline CSS, plus the font) with the whole bundled
@@ -25,26 +26,7 @@ let app: FastifyInstance;
 beforeAll(async () => {
   const snapshots = new MemorySnapshotStore();
   let served: Snapshot | null = null;
-  for (let step = 144; step >= 0; step--) {
-    const at = new Date(end - step * 600_000).toISOString();
-    served = await snapshots.commitSnapshot({
-      updated_at: at,
-      source: 'binance+nobitex',
-      usdt_irt: 61_250,
-      rates: catalog.map((coin, index) => {
-        const usdt = (index + 1) * 1.2345 * (1 + 0.01 * Math.sin(step / 7 + index));
-        return {
-          symbol: coin.symbol,
-          name_fa: coin.name_fa,
-          sell_usdt: usdt,
-          sell_irt: Math.round(usdt * 61_250),
-          change_24h: 1.23,
-          as_of: at,
-          url: `${publicUrl}/coins/${coin.symbol}`,
-        };
-      }),
-    });
-  }
+  for (const draft of wholeCatalogDay(publicUrl, end)) served = await snapshots.commitSnapshot(draft);
   app = Fastify({ logger: false });
   const pages = sitePagesByLanguage({
     catalog,
