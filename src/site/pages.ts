@@ -384,11 +384,15 @@ export class SitePages {
     return escapeMarkdown(this.#nameText(row));
   }
 
-  /** The list's name cell: the Persian name is marked right-to-left (the renderer does so in Markdown). */
+  /**
+   * The list's name cell: the name a reader of this language knows, one per row to keep the full
+   * list light (the coin page shows both); the Persian name is marked right-to-left.
+   */
   #nameHtml(row: { symbol: string; name_fa: string }): string {
     const { english, persian } = this.#shownName(row);
-    const persianHtml = `<span lang="fa" dir="rtl">${escapeHtml(persian)}</span>`;
-    return english === undefined ? persianHtml : `${escapeHtml(english)} (${persianHtml})`;
+    return english === undefined
+      ? `<span lang="fa" dir="rtl">${escapeHtml(persian)}</span>`
+      : escapeHtml(english);
   }
 
   coinNotFound(symbol: string): Page {

@@ -114,8 +114,9 @@ describe('overview', () => {
 });
 
 describe('coins', () => {
-  it('lists every coin with its English name, its Persian one marked right-to-left and its own as_of in UTC and Tehran', async () => {
+  it('lists every coin with its English name and its own as_of in UTC and Tehran', async () => {
     const html = (await get('/coins')).body;
+    const markdown = (await get('/coins', 'text/markdown')).body;
     for (const [symbol, english, name, asOf] of [
       ['BTC', 'Bitcoin', 'بیت‌کوین', '2025-06-01 10:19:42 UTC (13:49:42 Tehran)'],
       ['ETH', 'Ethereum', 'اتریوم', '2025-06-01 08:02:10 UTC (11:32:10 Tehran)'],
@@ -123,7 +124,9 @@ describe('coins', () => {
       ['USDT', 'Tether', 'تتر', '2025-06-01 10:18:05 UTC (13:48:05 Tehran)'],
     ] as const) {
       expect(html).toContain(`<a href="${publicUrl}/coins/${symbol}">${symbol}</a>`);
-      expect(html).toContain(`${english} (<span lang="fa" dir="rtl">${name}</span>)`);
+      expect(html).toContain(`<td>${english}</td>`);
+      // The Markdown form names it the same way, the Persian name beside it.
+      expect(markdown).toContain(`| ${english} (${name}) |`);
       expect(html).toContain(asOf);
     }
     expect(html).toContain('0.00001734 USDT');
