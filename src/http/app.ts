@@ -5,7 +5,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import { Registry } from 'prom-client';
 import packageJson from '../../package.json' with { type: 'json' };
+import { loadCatalog } from '../collector/catalog-file.ts';
 import type { Config } from '../config.ts';
+import type { Catalog } from '../domain/catalog.ts';
 import type { Snapshot } from '../domain/rates.ts';
 import { KeyAuthenticator } from '../keys/authenticator.ts';
 import type { Limiters } from '../limiter/limiters.ts';
@@ -51,6 +53,8 @@ import type { NerkhApp } from './types.ts';
 export interface AppDeps {
   config: Config;
   logger: Logger;
+  /** The listed coins, for the website's English names; read from `NERKH_CATALOG` when not given. */
+  catalog?: Catalog;
   snapshots: SnapshotStore;
   collectorStatus: CollectorStatusStore;
   keys: ApiKeyStore;
@@ -203,6 +207,7 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
       releaseId: packageJson.version,
     });
     const pages = sitePagesByLanguage({
+      catalog: deps.catalog ?? loadCatalog(config.NERKH_CATALOG),
       settings: {
         publicUrl: config.publicUrl,
         disclaimer: config.NERKH_DISCLAIMER,
