@@ -4,7 +4,7 @@
  * which requests a round makes and how each body becomes quotes.
  */
 import type { Logger } from '../logger.ts';
-import { HttpPoller, type PollRequest } from './http-poll.ts';
+import { HttpPoller, type PollRequest, type RateLimitReading } from './http-poll.ts';
 import type { Feed, FeedListener, MarketRequest } from './types.ts';
 
 export interface PolledFeedOptions {
@@ -41,7 +41,13 @@ export class PolledFeed implements Feed {
   readonly source: string;
   readonly #poller: HttpPoller;
 
-  constructor(options: PolledFeedOptions, requests: readonly PollRequest[], defaultMinPollMs: number) {
+  constructor(
+    options: PolledFeedOptions,
+    requests: readonly PollRequest[],
+    defaultMinPollMs: number,
+    /** What the kind's exchange asks of clients beyond HTTP: its User-Agent, its rate-limit body. */
+    reading: RateLimitReading = {},
+  ) {
     this.source = options.name;
     this.#poller = new HttpPoller({
       source: options.name,
@@ -51,6 +57,7 @@ export class PolledFeed implements Feed {
       timeoutMs: options.timeoutMs ?? 5_000,
       backoffMaxMs: options.backoffMaxMs ?? 60_000,
       headers: options.headers,
+      ...reading,
       listener: options.listener,
       logger: options.logger,
     });
