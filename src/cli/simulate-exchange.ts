@@ -78,7 +78,7 @@ rial = toman × 10):
   json-http panel    GET /panel/prices  a made-up exchange's document:
                      {"data":{"markets":[{"pair":"BTC-TMN","sell":"…","buy":"…","change24h":…,
                      "updated_at":"…"},…]}}, read with the mapping
-                     {quotes: data.markets, key: pair, pair: {separator: "-"}, ask: sell,
+                     {quotes: data.markets, key: pair, pair: {separator: "-", suffixes: {TMN: toman, USDT: usdt}}, ask: sell,
                       change: change24h, time: updated_at}
   Fault control      GET /_simulator/fault;  POST /_simulator/fault {"fault":"…","target":"…","durationMs":…}
 

@@ -30,6 +30,11 @@ export interface HttpPollOptions {
   source: SourceName;
   /** Made one after the other, in this order, every round. */
   requests: readonly PollRequest[];
+  /**
+   * Spread the requests over the round: one request every `pollMs / requests.length`, in turn,
+   * instead of all of them back to back (one URL per market, docs/sources.md#the-json-http-mapping).
+   */
+  spread?: boolean;
   /** Round interval; raised to `minPollMs × requests.length` when lower. */
   pollMs: number;
   /** Floor of the interval per request (the exchange's rate limit). */
@@ -59,6 +64,8 @@ export class HttpPoller {
   #timer: NodeJS.Timeout | undefined;
   #inFlight: Promise<void> | null = null;
   #attempt = 0;
+  /** With `spread`: the request whose turn is next. */
+  #turn = 0;
   /** 5xx answers and unreadable bodies since the last good body. */
   #failuresInARow = 0;
   #state: ConnectionState | null = null;
@@ -101,6 +108,10 @@ export class HttpPoller {
   }
 
   #pollingDetail(): string {
+    const { requests, spread } = this.#options;
+    if (spread) {
+      return `polling ${this.#host}: ${requests.length} documents, one every ${Math.round(this.#pollMs / requests.length)} ms`;
+    }
     return `polling ${this.#host} every ${this.#pollMs} ms`;
   }
 
@@ -113,9 +124,11 @@ export class HttpPoller {
   }
 
   async #round(): Promise<void> {
-    let next = this.#pollMs;
+    const { requests, spread } = this.#options;
+    let next = spread ? this.#pollMs / requests.length : this.#pollMs;
     try {
-      for (const request of this.#options.requests) {
+      const round = spread ? [requests[this.#turn++ % requests.length] as PollRequest] : requests;
+      for (const request of round) {
         const delay = await this.#pollOnce(request);
         if (delay !== null) {
           next = delay;

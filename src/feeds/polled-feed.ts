@@ -41,11 +41,21 @@ export class PolledFeed implements Feed {
   readonly source: string;
   readonly #poller: HttpPoller;
 
-  constructor(options: PolledFeedOptions, requests: readonly PollRequest[], defaultMinPollMs: number) {
+  /**
+   * `spread`: the requests take turns, one every `pollMs / requests.length`, instead of running
+   * back to back each round (one URL per market: the exchange sees an even rate).
+   */
+  constructor(
+    options: PolledFeedOptions,
+    requests: readonly PollRequest[],
+    defaultMinPollMs: number,
+    spread = false,
+  ) {
     this.source = options.name;
     this.#poller = new HttpPoller({
       source: options.name,
       requests,
+      spread,
       pollMs: options.pollMs,
       minPollMs: options.minPollMs ?? defaultMinPollMs,
       timeoutMs: options.timeoutMs ?? 5_000,

@@ -1,4 +1,4 @@
-import { mappingProblems } from '../feeds/json-http-mapping.ts';
+import { isUrlTemplate, mappingProblems } from '../feeds/json-http-mapping.ts';
 import { type Problem, pointerTo } from './problem.ts';
 import type { SourcesFile } from './sources-schema.ts';
 import {
@@ -17,6 +17,23 @@ interface CheckContext {
 }
 
 const currencies = ['usdt', 'toman'] as const;
+
+/** How many markets (coin and currency) the routes ask of one source: tether's and the catalog's. */
+function marketsOf(
+  name: string,
+  setup: Parameters<typeof routesOf>[0],
+  catalogSymbols: ReadonlySet<string>,
+): number {
+  let count = 0;
+  for (const symbol of new Set([tetherSymbol, ...catalogSymbols])) {
+    const routes = routesOf(setup, symbol);
+    for (const currency of currencies) {
+      if (symbol === tetherSymbol && currency === 'usdt') continue;
+      if (routes[currency].includes(name)) count += 1;
+    }
+  }
+  return count;
+}
 
 /**
  * The rules a file can break while having the right shape: each route names a declared source
@@ -52,7 +69,7 @@ export function checkSources(file: SourcesFile, { catalogSymbols, env }: CheckCo
       for (const [header, variable] of Object.entries(source.headers_env ?? {})) {
         variables.push([['headers_env', header], variable]);
       }
-      for (const problem of mappingProblems(source.mapping)) {
+      for (const problem of mappingProblems(source.mapping, source.url)) {
         problems.push({ ...problem, pointer: pointerTo('sources', index, 'mapping') + problem.pointer });
       }
     }
@@ -155,7 +172,13 @@ export function checkSources(file: SourcesFile, { catalogSymbols, env }: CheckCo
       continue;
     }
     if (source.kind === 'binance') continue;
-    const pollSeconds = source.poll_seconds ?? defaultPollSeconds;
+    let pollSeconds = source.poll_seconds ?? defaultPollSeconds;
+    if (source.kind === 'json-http' && isUrlTemplate(source.url)) {
+      // One request per market, no closer together than the exchange's limit: a round takes longer.
+      const perRequest = 60 / (source.max_requests_per_minute ?? 60);
+      const markets = marketsOf(name, setup, catalogSymbols);
+      pollSeconds = Math.max(pollSeconds, markets * perRequest);
+    }
     if (staleSeconds <= pollSeconds) {
       problems.push({
         pointer:

@@ -69,6 +69,12 @@ export function createFeed(
     case 'wallex':
       return new WallexFeed(polled);
     case 'json-http':
-      return new JsonHttpFeed({ ...polled, mapping: source.mapping });
+      return new JsonHttpFeed({
+        ...polled,
+        mapping: source.mapping,
+        ...(source.max_requests_per_minute === undefined
+          ? {}
+          : { maxRequestsPerMinute: source.max_requests_per_minute }),
+      });
   }
 }

@@ -55,7 +55,8 @@ export function currenciesOf(source: SourceEntry): readonly QuoteCurrency[] {
       return ['usdt', 'toman'];
     case 'json-http': {
       const { mapping } = source;
-      // A pair without suffixes of its own is read with the usual codes, tether and toman among them.
+      // The units the mapping declares; one that declares none is refused at load on its own
+      // account, so its routes are not reported a second time.
       const named = mapping.currency
         ? [mapping.currency]
         : mapping.pair?.suffixes

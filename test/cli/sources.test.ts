@@ -128,7 +128,7 @@ describe('nerkh sources check', () => {
   - name: my-panel
     kind: json-http
     url: "{panel}"
-    mapping: { quotes: data.markets, key: pair, pair: { separator: "-" }, ask: sell, change: change24h, time: updated_at }
+    mapping: { quotes: data.markets, key: pair, pair: { separator: "-", suffixes: { TMN: toman, USDT: usdt } }, ask: sell, change: change24h, time: updated_at }
 routes:
   default: { usdt: [my-panel], toman: [my-panel] }
 `,
