@@ -1,6 +1,7 @@
 import type { Config } from '../config.ts';
 import type { Catalog } from '../domain/catalog.ts';
 import type { SnapshotDraft } from '../domain/rates.ts';
+import { isUrlTemplate } from '../feeds/json-http-mapping.ts';
 import type { ConnectionState, Feed, FeedListener, Quote, SourceName } from '../feeds/types.ts';
 import type { Logger } from '../logger.ts';
 import { createFeed, type FeedTuning } from '../sources/create-feed.ts';
@@ -124,16 +125,20 @@ export async function trySources(options: TrialOptions): Promise<TrialResult> {
   for (const source of sources.sources) {
     const markets = marketRequests(source, wanted.get(source.name) ?? [], bySymbol);
     if (markets.length === 0) continue;
+    // One URL per market: its markets arrive one by one, so it is done, like a stream, once every
+    // market has quoted, and it is asked as fast as the exchange's limit allows, not every poll_seconds.
+    const perMarket = source.kind === 'json-http' && isUrlTemplate(source.url);
     const attempt = new Attempt(
       new Set(markets.map(({ symbol, currency }) => `${symbol}/${currency}`)),
-      source.kind === 'binance',
+      source.kind === 'binance' || perMarket,
       quietMs,
     );
     attempts.set(source.name, attempt);
+    const sourceTuning = perMarket ? { ...tuning, pollMs: tuning?.pollMs ?? 1 } : tuning;
     const feed = createFeed(source, markets, {
       listener,
       logger: logger.child({ component: source.name }),
-      ...(tuning ? { tuning } : {}),
+      ...(sourceTuning ? { tuning: sourceTuning } : {}),
     });
     feeds.push({ feed, attempt });
   }

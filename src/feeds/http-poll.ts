@@ -177,6 +177,11 @@ export class HttpPoller {
       return delay;
     }
     if (isRefusal(status)) return this.#failed('refused', httpErrorDetail(status, text));
+    if (status === 404 && this.#options.spread) {
+      // One URL per market: a market the exchange does not list is missing, the source is not down.
+      this.#reject('market-missing');
+      return null;
+    }
     if (status >= 500) return this.#failedInARow(`HTTP ${status}`);
     if (!response.ok) return this.#failed('backoff', `HTTP ${status}`);
     const result = request.parse(text, receivedAt);

@@ -18,19 +18,24 @@ interface CheckContext {
 
 const currencies = ['usdt', 'toman'] as const;
 
-/** How many markets (coin and currency) the routes ask of one source: tether's and the catalog's. */
+/**
+ * How many markets (coin and currency) the collector asks of one source: tether's toman market, and
+ * each catalog coin's markets its routes name, with the tether market of a coin it prices in toman
+ * when it quotes tether too (the collector takes that coin's sell_usdt from the same source).
+ */
 function marketsOf(
-  name: string,
+  source: SourcesFile['sources'][number],
   setup: Parameters<typeof routesOf>[0],
   catalogSymbols: ReadonlySet<string>,
 ): number {
-  let count = 0;
-  for (const symbol of new Set([tetherSymbol, ...catalogSymbols])) {
+  const quotesUsdt = currenciesOf(source).includes('usdt');
+  let count = routesOf(setup, tetherSymbol).toman.includes(source.name) ? 1 : 0;
+  for (const symbol of catalogSymbols) {
+    if (symbol === tetherSymbol) continue;
     const routes = routesOf(setup, symbol);
-    for (const currency of currencies) {
-      if (symbol === tetherSymbol && currency === 'usdt') continue;
-      if (routes[currency].includes(name)) count += 1;
-    }
+    const toman = routes.toman.includes(source.name);
+    if (toman) count += 1;
+    if (routes.usdt.includes(source.name) || (toman && quotesUsdt)) count += 1;
   }
   return count;
 }
@@ -176,7 +181,7 @@ export function checkSources(file: SourcesFile, { catalogSymbols, env }: CheckCo
     if (source.kind === 'json-http' && isUrlTemplate(source.url)) {
       // One request per market, no closer together than the exchange's limit: a round takes longer.
       const perRequest = 60 / (source.max_requests_per_minute ?? 60);
-      const markets = marketsOf(name, setup, catalogSymbols);
+      const markets = marketsOf(source, setup, catalogSymbols);
       pollSeconds = Math.max(pollSeconds, markets * perRequest);
     }
     if (staleSeconds <= pollSeconds) {
