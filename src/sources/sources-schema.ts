@@ -142,6 +142,15 @@ export const SourcesFileSchema = Type.Object(
       },
       { additionalProperties: false },
     ),
+    deviation: Type.Optional(
+      Type.Object(
+        {
+          /** A source further than this from the others on a coin, in percent, is flagged. */
+          max_pct: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1000 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     failover: Type.Optional(
       Type.Object(
         {

@@ -27,11 +27,17 @@ export interface SourcesSetup {
   readonly staleMs: number;
   /** A coin returns to an earlier source once that one has been usable this long. */
   readonly returnAfterMs: number;
+  /**
+   * A source whose ask for a coin is further than this from the other sources' is flagged
+   * (`sources check`, the collector's log and metrics); default `defaultMaxDeviationPct`.
+   */
+  readonly maxDeviationPct?: number;
 }
 
 export const defaultPollSeconds = 10;
 export const defaultStaleSeconds = 120;
 export const defaultReturnAfterSeconds = 300;
+export const defaultMaxDeviationPct = 5;
 
 /** Tether's catalog symbol: its toman price is usdt_irt, its tether price 1 by definition. */
 export const tetherSymbol = 'USDT';
