@@ -41,6 +41,11 @@ export interface HttpPollOptions extends RateLimitReading {
   source: SourceName;
   /** Made one after the other, in this order, every round. */
   requests: readonly PollRequest[];
+  /**
+   * Spread the requests over the round: one request every `pollMs / requests.length`, in turn,
+   * instead of all of them back to back (one URL per market, docs/sources.md#the-json-http-mapping).
+   */
+  spread?: boolean;
   /** Round interval; raised to `minPollMs × requests.length` when lower. */
   pollMs: number;
   /** Floor of the interval per request (the exchange's rate limit). */
@@ -72,6 +77,8 @@ export class HttpPoller {
   #timer: NodeJS.Timeout | undefined;
   #inFlight: Promise<void> | null = null;
   #attempt = 0;
+  /** With `spread`: the request whose turn is next. */
+  #turn = 0;
   /** 5xx answers and unreadable bodies since the last good body. */
   #failuresInARow = 0;
   #state: ConnectionState | null = null;
@@ -114,6 +121,10 @@ export class HttpPoller {
   }
 
   #pollingDetail(): string {
+    const { requests, spread } = this.#options;
+    if (spread) {
+      return `polling ${this.#host}: ${requests.length} documents, one every ${Math.round(this.#pollMs / requests.length)} ms`;
+    }
     return `polling ${this.#host} every ${this.#pollMs} ms`;
   }
 
@@ -126,9 +137,11 @@ export class HttpPoller {
   }
 
   async #round(): Promise<void> {
-    let next = this.#pollMs;
+    const { requests, spread } = this.#options;
+    let next = spread ? this.#pollMs / requests.length : this.#pollMs;
     try {
-      for (const request of this.#options.requests) {
+      const round = spread ? [requests[this.#turn++ % requests.length] as PollRequest] : requests;
+      for (const request of round) {
         const delay = await this.#pollOnce(request);
         if (delay !== null) {
           next = delay;
@@ -175,6 +188,11 @@ export class HttpPoller {
     const { status } = response;
     if (status === 429 || status === 418) return this.#rateLimited(status, response.headers, text);
     if (isRefusal(status)) return this.#failed('refused', httpErrorDetail(status, text));
+    if (status === 404 && this.#options.spread) {
+      // One URL per market: a market the exchange does not list is missing, the source is not down.
+      this.#reject('market-missing');
+      return null;
+    }
     if (status >= 500) return this.#failedInARow(`HTTP ${status}`);
     if (!response.ok) return this.#failed('backoff', `HTTP ${status}`);
     const result = request.parse(text, receivedAt);
