@@ -38,14 +38,14 @@ async function fixtureServer(bodies: Record<string, string>): Promise<string> {
 let sim: ExchangeSimulator;
 beforeAll(async () => {
   sim = await ExchangeSimulator.start({
-    catalog: parseCatalog([{ symbol: 'USDT', name_fa: 'تتر', pair: null }]),
+    catalog: parseCatalog([{ symbol: 'USDT', name_fa: 'تتر', name_en: 'Tether', pair: null }]),
     seed: 3,
     autoTick: false,
   });
   // Tether's toman price, usdt_irt: 1 052 990 rial is 105 299 toman.
   sim.setUsdtBestSellRial('1052990');
 });
-afterAll(() => sim.stop());
+afterAll(() => sim?.stop());
 
 /** The preset as shipped, its exchange at `exchangeUrl` and Nobitex at the simulator, tried once. */
 async function tryPreset(preset: string, realBase: string, exchangeUrl: string) {
