@@ -75,6 +75,11 @@ export interface HttpPollOptions extends RateLimitReading {
   backoffMaxMs: number;
   /** Sent with every request, e.g. an API key header already resolved from the environment. */
   headers?: Readonly<Record<string, string>>;
+  /**
+   * Spread the requests over the round: one request every `pollMs / requests.length`, in turn,
+   * instead of all of them back to back (one URL per market, docs/sources.md#the-json-http-mapping).
+   */
+  spread?: boolean;
   /** Read instead of `requests` while they fail. */
   fallback?: PollFallback;
   listener: FeedListener;
@@ -108,6 +113,8 @@ export class HttpPoller {
   /** Why the fallbacks are being read. */
   #fallbackWhy = '';
   #fallbackNext = 0;
+  /** With `spread`: the request whose turn is next. */
+  #turn = 0;
   #stopping: Promise<void> | null = null;
 
   constructor(options: HttpPollOptions) {
@@ -149,6 +156,10 @@ export class HttpPoller {
     if (fallback && this.#onFallback()) {
       return `polling ${this.#host}, ${fallback.label} one every ${this.#fallbackPollMs()} ms (${this.#fallbackWhy})`;
     }
+    const { requests, spread } = this.#options;
+    if (spread) {
+      return `polling ${this.#host}: ${requests.length} documents, one every ${Math.round(this.#pollMs / requests.length)} ms`;
+    }
     return `polling ${this.#host} every ${this.#pollMs} ms`;
   }
 
@@ -171,13 +182,15 @@ export class HttpPoller {
   }
 
   async #round(): Promise<void> {
-    let next = this.#pollMs;
+    const { requests, spread } = this.#options;
+    let next = spread ? this.#pollMs / requests.length : this.#pollMs;
     try {
       if (this.#onFallback() && Date.now() < this.#fallbackUntil) {
         next = await this.#fallbackRound();
       } else {
         let answered = true;
-        for (const request of this.#options.requests) {
+        const round = spread ? [requests[this.#turn++ % requests.length] as PollRequest] : requests;
+        for (const request of round) {
           const failure = await this.#pollOnce(request);
           if (failure === null) continue;
           answered = false;
@@ -267,6 +280,11 @@ export class HttpPoller {
     if (isRefusal(status)) {
       const why = httpErrorDetail(status, text);
       return this.#failure(() => this.#failed('refused', why), false, why);
+    }
+    if (status === 404 && this.#options.spread) {
+      // One URL per market: a market the exchange does not list is missing, the source is not down.
+      this.#reject('market-missing');
+      return null;
     }
     if (status >= 500)
       return this.#failure(() => this.#failedInARow(`HTTP ${status}`), true, `HTTP ${status}`);

@@ -45,13 +45,19 @@ export class PolledFeed implements Feed {
     options: PolledFeedOptions,
     requests: readonly PollRequest[],
     defaultMinPollMs: number,
-    /** What the kind's exchange asks of clients beyond HTTP: its User-Agent, its rate-limit body. */
-    reading: RateLimitReading & { fallback?: PollFallback } = {},
+    /**
+     * What the kind's exchange asks of clients beyond HTTP (its User-Agent, its rate-limit body),
+     * `spread`: the requests take turns, one every `pollMs / requests.length`, instead of
+     * running back to back each round (one URL per market: the exchange sees an even rate), and
+     * `fallback`: what to read while the requests fail.
+     */
+    { spread = false, ...reading }: RateLimitReading & { spread?: boolean; fallback?: PollFallback } = {},
   ) {
     this.source = options.name;
     this.#poller = new HttpPoller({
       source: options.name,
       requests,
+      spread,
       pollMs: options.pollMs,
       minPollMs: options.minPollMs ?? defaultMinPollMs,
       timeoutMs: options.timeoutMs ?? 5_000,

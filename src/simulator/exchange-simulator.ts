@@ -1,7 +1,8 @@
 /**
  * A local exchange that speaks the upstream wire formats nerkh consumes, on one port: the Binance
  * stream (`binance-stream.ts`), Binance REST (`binance-rest.ts`), Nobitex (`nobitex.ts`), Wallex
- * (`wallex.ts`), a made-up exchange's JSON document for the json-http kind (`panel.ts`) and the
+ * (`wallex.ts`), a made-up exchange's JSON document for the json-http kind (`panel.ts`), Ramzinex,
+ * Bitpin and Tabdeal as the json-http presets read them (`iran-exchanges.ts`) and the
  * fault control surface (`fault-control.ts`), over one simulated market (`market.ts`): every
  * exchange quotes the same coins, toman = usdt × tether's toman ask and rial = toman × 10
  * (`quoted-markets.ts`), so tests can predict what nerkh publishes from any of them.
@@ -24,6 +25,7 @@ import {
   type SimulatorFault,
 } from './faults.ts';
 import { type HttpEndpoint, HttpEndpoints, json, sendJson } from './http-endpoints.ts';
+import { bitpin, ramzinex, tabdeal } from './iran-exchanges.ts';
 import {
   createPairMarket,
   createTetherMarket,
@@ -129,6 +131,9 @@ export class ExchangeSimulator {
         this.wallex.markets,
         this.wallex.depth,
         panel(this.coins, this.tether),
+        ramzinex(this.coins, this.tether),
+        bitpin(this.coins, this.tether),
+        tabdeal(this.coins, this.tether),
       ].map((endpoint) => [endpoint.path, endpoint]),
     );
     this.server = http.createServer((req, res) => this.onRequest(req, res));
@@ -172,6 +177,11 @@ export class ExchangeSimulator {
 
   /** Wallex base: `/v1/markets`, `/v1/depth?symbol=…`. */
   get wallexBaseUrl(): string {
+    return `http://${this.origin}`;
+  }
+
+  /** Ramzinex, Bitpin and Tabdeal bases, for the json-http presets (`iran-exchanges.ts`). */
+  get iranExchangesBaseUrl(): string {
     return `http://${this.origin}`;
   }
 
@@ -311,8 +321,12 @@ export class ExchangeSimulator {
       serveFaultControl(req, res, this.faults);
       return;
     }
-    const endpoint = this.endpoints.get(url.pathname);
-    if (endpoint) this.http.serve(endpoint, req, res, url.searchParams);
+    const endpoint =
+      this.endpoints.get(url.pathname) ??
+      [...this.endpoints.values()].find(
+        (candidate) => candidate.pathPrefix && url.pathname.startsWith(candidate.path),
+      );
+    if (endpoint) this.http.serve(endpoint, req, res, url.searchParams, url.pathname);
     else sendJson(res, json(404, { error: 'not found' }));
   }
 }

@@ -74,6 +74,12 @@ export function createFeed(
           (source.timeout_seconds === undefined ? undefined : source.timeout_seconds * 1000),
       });
     case 'json-http':
-      return new JsonHttpFeed({ ...polled, mapping: source.mapping });
+      return new JsonHttpFeed({
+        ...polled,
+        mapping: source.mapping,
+        ...(source.max_requests_per_minute === undefined
+          ? {}
+          : { maxRequestsPerMinute: source.max_requests_per_minute }),
+      });
   }
 }

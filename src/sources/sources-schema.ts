@@ -99,8 +99,11 @@ const JsonHttpSource = Type.Object(
   {
     ...common,
     kind: Type.Literal('json-http'),
+    /** The document's URL, or one per market holding `{symbol}` (and `{quote}`). */
     url: HttpUrl,
     poll_seconds: Type.Optional(PollSeconds(1)),
+    /** The exchange's documented request limit: requests are spread to stay within it. */
+    max_requests_per_minute: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 6000 })),
     /** Request headers whose values are read from the named environment variables. */
     headers_env: Type.Optional(
       Type.Record(Type.String(), EnvName, {
@@ -150,6 +153,15 @@ export const SourcesFileSchema = Type.Object(
         coins: Type.Optional(Type.Record(Type.String(), RouteLists, { propertyNames: CoinSymbol })),
       },
       { additionalProperties: false },
+    ),
+    deviation: Type.Optional(
+      Type.Object(
+        {
+          /** A source further than this from the others on a coin, in percent, is flagged. */
+          max_pct: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1000 })),
+        },
+        { additionalProperties: false },
+      ),
     ),
     failover: Type.Optional(
       Type.Object(

@@ -14,10 +14,10 @@ const T0 = Date.parse('2026-03-01T10:00:00.000Z');
 const iso = (ms: number) => new Date(ms).toISOString();
 
 const catalog = parseCatalog([
-  { symbol: 'USDT', name_fa: 'تتر', pair: null },
-  { symbol: 'ETH', name_fa: 'اتریوم', pair: 'ETHUSDT' },
-  { symbol: 'BTC', name_fa: 'بیت‌کوین', pair: 'BTCUSDT' },
-  { symbol: 'DOGE', name_fa: 'دوج‌کوین', pair: 'DOGEUSDT' },
+  { symbol: 'USDT', name_fa: 'تتر', name_en: 'Tether', pair: null },
+  { symbol: 'ETH', name_fa: 'اتریوم', name_en: 'Ethereum', pair: 'ETHUSDT' },
+  { symbol: 'BTC', name_fa: 'بیت‌کوین', name_en: 'Bitcoin', pair: 'BTCUSDT' },
+  { symbol: 'DOGE', name_fa: 'دوج‌کوین', name_en: 'Dogecoin', pair: 'DOGEUSDT' },
 ]);
 
 function setup(env: Record<string, string> = {}, options: Partial<CollectorOptions> = {}) {

@@ -376,7 +376,7 @@ describe('pipeline with a sources file, against the simulator', () => {
     mapping:
       quotes: data.markets
       key: pair
-      pair: { separator: "-" }
+      pair: { separator: "-", suffixes: { TMN: toman, USDT: usdt } }
       ask: sell
       change: change24h
       time: updated_at

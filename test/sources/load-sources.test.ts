@@ -136,7 +136,7 @@ describe('parseSources: a json-http source', () => {
     mapping:
       quotes: data.markets
       key: pair
-      pair: { separator: "-" }
+      pair: { separator: "-", suffixes: { TMN: toman, USDT: usdt } }
       ask: sell
       change: change24h
       time: updated_at
@@ -148,7 +148,12 @@ routes:
     );
     expect(setup.sources[0]).toMatchObject({
       kind: 'json-http',
-      mapping: { quotes: 'data.markets', key: 'pair', pair: { separator: '-' }, ask: 'sell' },
+      mapping: {
+        quotes: 'data.markets',
+        key: 'pair',
+        pair: { separator: '-', suffixes: { TMN: 'toman', USDT: 'usdt' } },
+        ask: 'sell',
+      },
       secretHeaders: { Authorization: 'Bearer t0ken' },
     });
   });
