@@ -72,12 +72,14 @@ describe('BinanceFeed', () => {
     await waitFor(() => sim.connectionCount === 1, 2_000, 'the stalled socket to go');
   });
 
-  it('backs off when the WebSocket upgrade is refused with 429 or 503', async () => {
+  it('backs off when the WebSocket upgrade is refused with 429 (not before its Retry-After) or 503', async () => {
     const { sim, listener } = await binanceFeedUnderFault('http-429');
     const refused = await waitFor(() => listener.states.find((s) => s.state === 'backoff'), 2_000, 'backoff');
     expect(refused.detail).toMatch(/429/);
+    // The simulator's Retry-After is 2 s: the next attempt waits at least that long.
+    expect(Number(/reconnecting in (\d+) ms/.exec(refused.detail)?.[1])).toBeGreaterThanOrEqual(2_000);
     sim.setFault('http-5xx', 'binance');
-    await waitFor(() => listener.states.some((s) => /503/.test(s.detail)), 2_000, 'a 503');
+    await waitFor(() => listener.states.some((s) => /503/.test(s.detail)), 4_000, 'a 503');
     sim.setFault('none');
     await waitFor(() => listener.lastState() === 'open', 2_000, 'recovery');
   });
