@@ -5,12 +5,15 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import { Registry } from 'prom-client';
 import packageJson from '../../package.json' with { type: 'json' };
+import { loadCatalog } from '../collector/catalog-file.ts';
 import type { Config } from '../config.ts';
+import type { Catalog } from '../domain/catalog.ts';
 import type { Snapshot } from '../domain/rates.ts';
 import { KeyAuthenticator } from '../keys/authenticator.ts';
 import type { Limiters } from '../limiter/limiters.ts';
 import type { Logger } from '../logger.ts';
 import { HttpMetrics } from '../metrics/http-metrics.ts';
+import type { Probes } from '../metrics/probes.ts';
 import { KeyRequestWebhook } from '../site/key-request-webhook.ts';
 import { sitePagesByLanguage } from '../site/pages.ts';
 import { PendingKeyRequests } from '../site/pending-key-requests.ts';
@@ -50,6 +53,8 @@ import type { NerkhApp } from './types.ts';
 export interface AppDeps {
   config: Config;
   logger: Logger;
+  /** The listed coins, for the website's English names; read from `NERKH_CATALOG` when not given. */
+  catalog?: Catalog;
   snapshots: SnapshotStore;
   collectorStatus: CollectorStatusStore;
   keys: ApiKeyStore;
@@ -74,6 +79,8 @@ export interface AppDeps {
    * its own that nobody scrapes.
    */
   metrics?: HttpMetrics;
+  /** The orchestrators' probes on the operations listener: ready once the app has a snapshot. */
+  probes?: Pick<Probes, 'watchSnapshot'>;
   /** Epoch milliseconds; tests pass a fake clock. */
   clock?: () => number;
   /** Poll period of the snapshot id and the key version (default 1 s). */
@@ -200,6 +207,7 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
       releaseId: packageJson.version,
     });
     const pages = sitePagesByLanguage({
+      catalog: deps.catalog ?? loadCatalog(config.NERKH_CATALOG),
       settings: {
         publicUrl: config.publicUrl,
         disclaimer: config.NERKH_DISCLAIMER,
@@ -224,6 +232,7 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
       clock,
       metrics,
     });
+    deps.probes?.watchSnapshot(currentSnapshot);
     metrics.watch({
       currentSnapshot,
       keyCache: () => authenticator.cacheCounts(),
