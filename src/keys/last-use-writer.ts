@@ -17,7 +17,8 @@ interface DayCount {
 /**
  * A key's last use and its limit decisions per UTC day as known in memory: a field write or an
  * increment per request (where a map of pending uses cost a map insertion and a lookup), handed
- * to the store by the writer below (docs/operations.md#usage-per-key).
+ * to the store by the writer below (docs/operations.md#usage-per-key,
+ * docs/decisions/0039-usage-counted-on-the-cached-key.md).
  */
 export class KeyUse {
   /** Epoch ms of the last authenticated request. */
