@@ -60,6 +60,6 @@ export class JsonHttpFeed extends PolledFeed {
   constructor(options: JsonHttpFeedOptions) {
     const perRequestMs =
       options.maxRequestsPerMinute === undefined ? 1_000 : Math.ceil(60_000 / options.maxRequestsPerMinute);
-    super(options, jsonHttpRequests(options), perRequestMs, isUrlTemplate(options.url));
+    super(options, jsonHttpRequests(options), perRequestMs, { spread: isUrlTemplate(options.url) });
   }
 }

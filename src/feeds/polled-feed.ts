@@ -4,7 +4,7 @@
  * which requests a round makes and how each body becomes quotes.
  */
 import type { Logger } from '../logger.ts';
-import { HttpPoller, type PollRequest } from './http-poll.ts';
+import { HttpPoller, type PollRequest, type RateLimitReading } from './http-poll.ts';
 import type { Feed, FeedListener, MarketRequest } from './types.ts';
 
 export interface PolledFeedOptions {
@@ -41,15 +41,16 @@ export class PolledFeed implements Feed {
   readonly source: string;
   readonly #poller: HttpPoller;
 
-  /**
-   * `spread`: the requests take turns, one every `pollMs / requests.length`, instead of running
-   * back to back each round (one URL per market: the exchange sees an even rate).
-   */
   constructor(
     options: PolledFeedOptions,
     requests: readonly PollRequest[],
     defaultMinPollMs: number,
-    spread = false,
+    /**
+     * What the kind's exchange asks of clients beyond HTTP (its User-Agent, its rate-limit body),
+     * and `spread`: the requests take turns, one every `pollMs / requests.length`, instead of
+     * running back to back each round (one URL per market: the exchange sees an even rate).
+     */
+    { spread = false, ...reading }: RateLimitReading & { spread?: boolean } = {},
   ) {
     this.source = options.name;
     this.#poller = new HttpPoller({
@@ -61,6 +62,7 @@ export class PolledFeed implements Feed {
       timeoutMs: options.timeoutMs ?? 5_000,
       backoffMaxMs: options.backoffMaxMs ?? 60_000,
       headers: options.headers,
+      ...reading,
       listener: options.listener,
       logger: options.logger,
     });

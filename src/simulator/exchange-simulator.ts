@@ -15,7 +15,7 @@ import type { Catalog } from '../domain/catalog.ts';
 import type { Logger } from '../logger.ts';
 import { urlHost } from '../net/url-host.ts';
 import { binanceRest } from './binance-rest.ts';
-import { BinanceStream } from './binance-stream.ts';
+import { BinanceStream, type ConnectionEvent } from './binance-stream.ts';
 import { FAULT_CONTROL_PATH, serveFaultControl } from './fault-control.ts';
 import {
   type FaultState,
@@ -40,7 +40,7 @@ import {
   TETHER_INTERVAL_MS,
   type TetherMarket,
 } from './market.ts';
-import { nobitex } from './nobitex.ts';
+import { type NobitexCondition, type NobitexEndpoint, nobitex } from './nobitex.ts';
 import { PANEL_PATH, panel } from './panel.ts';
 import { formatPrice, type ListedCoin, quoteIn, tetherInToman } from './quoted-markets.ts';
 import { wallex } from './wallex.ts';
@@ -85,6 +85,7 @@ export class ExchangeSimulator {
   private readonly stream: BinanceStream;
   private readonly http: HttpEndpoints;
   private readonly endpoints: ReadonlyMap<string, HttpEndpoint>;
+  private readonly nobitex: NobitexEndpoint;
   private autoTickTimer: NodeJS.Timeout | undefined;
 
   static async start(options: SimulatorOptions): Promise<ExchangeSimulator> {
@@ -120,10 +121,11 @@ export class ExchangeSimulator {
       logger: options.logger,
     });
     this.http = new HttpEndpoints(this.faults, retryAfterSeconds);
+    this.nobitex = nobitex(this.coins, this.tether);
     this.endpoints = new Map(
       [
         binanceRest(this.markets),
-        nobitex(this.coins, this.tether),
+        this.nobitex,
         wallex(this.coins, this.tether, tetherNameFa),
         panel(this.coins, this.tether),
         ramzinex(this.coins, this.tether),
@@ -190,6 +192,11 @@ export class ExchangeSimulator {
     return this.stream.connectionCount;
   }
 
+  /** The last opens and closes of Binance stream connections as the server saw them, oldest first. */
+  binanceConnectionLog(): ConnectionEvent[] {
+    return this.stream.connectionLog();
+  }
+
   /** Current fault of each exchange. */
   faultState(): FaultState {
     return this.faults.state();
@@ -221,6 +228,15 @@ export class ExchangeSimulator {
     return String(this.tether.bestSell);
   }
 
+  /**
+   * How Nobitex answers for `markets` (`btc-rls`, `usdt-rls`; none given: every market):
+   * `placeholders` as it was recorded answering (`"latest": "0E-10"`, `"dayChange": "-100.00"`),
+   * `closed` with `isClosed: true`, `normal` again.
+   */
+  setNobitexCondition(condition: NobitexCondition, markets?: readonly string[]): void {
+    this.nobitex.setCondition(condition, markets);
+  }
+
   /** Sets the Nobitex bestSell (a whole number of rial, as a string). */
   setUsdtBestSellRial(rial: string): void {
     if (!/^[1-9]\d*$/.test(rial))
@@ -245,6 +261,14 @@ export class ExchangeSimulator {
     const eventTime = Date.now();
     this.stream.publish(market, eventTime);
     return eventTime;
+  }
+
+  /**
+   * Binance's `serverShutdown` on every open stream connection, each closed `closeAfterMs` later
+   * (default 1 000). Returns how many connections were told.
+   */
+  announceBinanceShutdown(closeAfterMs = 1_000): number {
+    return this.stream.announceShutdown(closeAfterMs);
   }
 
   async stop(): Promise<void> {

@@ -64,8 +64,15 @@ const NobitexSource = Type.Object(
     ...common,
     kind: Type.Literal('nobitex'),
     url: HttpUrl,
-    // Nobitex allows 20 requests a minute on /market/stats (https://apidocs.nobitex.ir).
+    // Nobitex allows 20 requests a minute on /market/stats (docs/sources.md, "Nobitex").
     poll_seconds: Type.Optional(PollSeconds(3)),
+    /** `<name>` in `User-Agent: TraderBot/<name>`, the form Nobitex asks bots to send. */
+    bot_name: Type.Optional(
+      Type.String({
+        pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$",
+        description: 'a bot name of letters, digits and "-", "_", "." (an HTTP token, at most 64)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -79,6 +86,11 @@ const WallexSource = Type.Object(
     poll_seconds: Type.Optional(PollSeconds(3)),
     /** Sent as `x-api-key`; the markets document needs none, a key raises the rate limit. */
     api_key_env: Type.Optional(EnvName),
+    /**
+     * How long one request may take, seconds (default 5): `/v1/markets` has been seen taking tens
+     * of seconds from a cold start (docs/sources.md, "Wallex").
+     */
+    timeout_seconds: Type.Optional(Type.Number({ minimum: 1, maximum: 120 })),
   },
   { additionalProperties: false },
 );

@@ -72,8 +72,8 @@ describe('loadSources', () => {
       },
       { name: 'nobitex', kind: 'nobitex', url: 'http://127.0.0.1:9003', poll_seconds: 30, secretHeaders: {} },
     ]);
-    expect(routesOf(setup, 'BTC')).toEqual({ usdt: ['binance'], toman: [] });
-    expect(routesOf(setup, 'USDT')).toEqual({ usdt: ['binance'], toman: ['nobitex'] });
+    expect(routesOf(setup, 'BTC')).toEqual({ usdt: ['binance', 'nobitex'], toman: [] });
+    expect(routesOf(setup, 'USDT')).toEqual({ usdt: ['binance', 'nobitex'], toman: ['nobitex'] });
     expect(setup).toMatchObject({ staleMs: 120_000, returnAfterMs: 300_000 });
   });
 
