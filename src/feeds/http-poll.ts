@@ -188,8 +188,9 @@ export class HttpPoller {
     const { status } = response;
     if (status === 429 || status === 418) return this.#rateLimited(status, response.headers, text);
     if (isRefusal(status)) return this.#failed('refused', httpErrorDetail(status, text));
-    if (status === 404 && this.#options.spread) {
-      // One URL per market: a market the exchange does not list is missing, the source is not down.
+    if ((status === 404 || status === 400) && this.#options.spread) {
+      // One URL per market: a market the exchange does not list (404, or Tabdeal's 400 "Invalid
+      // symbol.") is that market missing, the source is not down.
       this.#reject('market-missing');
       return null;
     }
