@@ -6,6 +6,7 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    globalSetup: ['test/support/global-build.ts'],
     reporters: ['default', './test/support/plain-summary-reporter.ts'],
   },
 });

@@ -60,6 +60,11 @@ export const ConfigSchema = Type.Object({
   NERKH_MARKUP_PCT: Type.Number({ minimum: -50, maximum: 100, default: 0 }),
   /** Key of the contact form's CSRF tokens; set the same value on every instance (random per process if unset). */
   NERKH_FORM_SECRET: Type.Optional(Type.String({ minLength: 32 })),
+  /**
+   * Where each new key request is POSTed as JSON (never the requester's email), with retries
+   * (docs/operations.md#key-requests). May hold a secret token, so it is never logged whole.
+   */
+  NERKH_REQUESTS_WEBHOOK_URL: Type.Optional(HttpUrl),
   NERKH_MARKUP_OVERRIDES: Type.String({ default: '' }),
   NERKH_MAX_JUMP_PCT: Type.Number({ exclusiveMinimum: 0, default: 50 }),
   /**

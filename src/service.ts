@@ -15,6 +15,7 @@ import type { Logger } from './logger.ts';
 import { CollectorMetrics } from './metrics/collector-metrics.ts';
 import { HttpMetrics } from './metrics/http-metrics.ts';
 import { type MetricsServer, startMetricsServer } from './metrics/metrics-server.ts';
+import { Probes } from './metrics/probes.ts';
 import { countStoreErrors } from './metrics/store-errors.ts';
 import { loadSources } from './sources/load-sources.ts';
 import type { SourcesSetup } from './sources/sources-setup.ts';
@@ -90,7 +91,10 @@ export async function startService({
   sources,
   apiPollMs,
 }: ServiceOptions): Promise<RunningService> {
-  const catalog = role === 'api' ? null : loadCatalog(config.NERKH_CATALOG);
+  // Every role reads the catalog, so a bad one stops any of them at start: the collector prices
+  // its coins, the API's website shows their English names.
+  const listed = loadCatalog(config.NERKH_CATALOG);
+  const catalog = role === 'api' ? null : listed;
   // A sources file with mistakes stops start-up before anything is opened, each mistake listed.
   const collectorSources = catalog === null ? null : (sources ?? loadSources(config, catalog));
   // One registry per service, never prom-client's global one: several services (tests, the demo)
@@ -106,8 +110,14 @@ export async function startService({
   let ownCollectorStatus: (() => CollectorStatus) | null = null;
   let app: NerkhApp | null = null;
   let metricsServer: MetricsServer | null = null;
+  // The orchestrators' probes live on the operations listener, so only where it runs.
+  const probes =
+    config.NERKH_METRICS_PORT === undefined
+      ? null
+      : new Probes({ storeAnswers: () => store.snapshots.latestSnapshotId() });
   const stop = async () => {
     await metricsServer?.close();
+    probes?.stop();
     await app?.close();
     await election?.stop();
     await pipeline?.stop();
@@ -169,11 +179,13 @@ export async function startService({
       app = await buildApp({
         config,
         logger,
+        catalog: listed,
         ...appStoresOf(store),
         ...(ownCollectorStatus === null ? {} : { collectorStatus: liveStatusOf(store, ownCollectorStatus) }),
         limiters,
         // The API's figures exist only where an API runs: a collector's scrape has none at 0.
         metrics: new HttpMetrics(registry),
+        ...(probes === null ? {} : { probes }),
         ...(changes === null ? {} : { changes }),
         ...(apiPollMs === undefined ? {} : { pollMs: apiPollMs }),
         ...(runsBoth
@@ -194,6 +206,7 @@ export async function startService({
         config.NERKH_METRICS_HOST,
         config.NERKH_METRICS_PORT,
         logger,
+        probes ?? undefined,
       );
       logger.info({ url: metricsServer.url }, 'metrics listener started');
     }

@@ -4,6 +4,7 @@ import { registerCollect } from './collect.ts';
 import { registerDemo } from './demo.ts';
 import { registerKeys } from './keys.ts';
 import { registerMigrate } from './migrate.ts';
+import { unsupportedNodeReason } from './node-runtime.ts';
 import { registerRequests } from './requests.ts';
 import { registerServe } from './serve.ts';
 import { registerSimulateExchange } from './simulate-exchange.ts';
@@ -33,7 +34,9 @@ registerCollect(program);
 registerSources(program);
 registerMigrate(program);
 
+const unsupported = unsupportedNodeReason(process.versions.node);
 try {
+  if (unsupported !== undefined) throw new Error(unsupported);
   await program.parseAsync(process.argv);
 } catch (error) {
   process.stderr.write(`nerkh: ${error instanceof Error ? error.message : String(error)}\n`);

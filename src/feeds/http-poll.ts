@@ -3,7 +3,10 @@
  * requests per round, rounds never overlapping (the next is scheduled when the previous has
  * finished) and never closer than the exchange's rate limit allows.
  *
- * - A 429 waits as long as its `Retry-After` says (RFC 9110 §10.2.3).
+ * - A 429 waits as long as its `Retry-After` says (RFC 9110 §10.2.3), or as its body says for an
+ *   exchange that writes the wait there (Nobitex's `backOff`, docs/sources.md), whichever is
+ *   longer. A 418 (Binance's ban for clients that ignored 429s) or a wait of a minute or more is a
+ *   ban: the state is 'refused', so coins fail over at once, and nothing is asked until it ends.
  * - 5xx answers, timeouts and network errors back off with full jitter.
  * - 451 or 403 mean the source refuses us (a geo-block, a banned address): the state becomes
  *   'refused' at once, so coins it serves fail over without waiting to go stale. Three 5xx or
@@ -25,11 +28,24 @@ export interface PollRequest {
   parse(text: string, receivedAt: number): BodyResult;
 }
 
-export interface HttpPollOptions {
+/** How a kind's exchange wants to be asked, beyond plain HTTP. */
+export interface RateLimitReading {
+  /** Sent as `User-Agent`; default `nerkh (rates service)`. */
+  userAgent?: string;
+  /** Milliseconds a 429 (or 418) body asks to wait, for exchanges that say it there; null when it does not. */
+  bodyBackOffMs?: (text: string) => number | null;
+}
+
+export interface HttpPollOptions extends RateLimitReading {
   /** The configured source name: quotes, rejections and states are reported under it. */
   source: SourceName;
   /** Made one after the other, in this order, every round. */
   requests: readonly PollRequest[];
+  /**
+   * Spread the requests over the round: one request every `pollMs / requests.length`, in turn,
+   * instead of all of them back to back (one URL per market, docs/sources.md#the-json-http-mapping).
+   */
+  spread?: boolean;
   /** Round interval; raised to `minPollMs × requests.length` when lower. */
   pollMs: number;
   /** Floor of the interval per request (the exchange's rate limit). */
@@ -46,6 +62,8 @@ export interface HttpPollOptions {
 
 /** A Retry-After beyond an hour is more likely a broken header than a plan; cap the wait. */
 const MAX_RETRY_AFTER_MS = 3_600_000;
+/** A rate limit asking this long a wait or longer is a ban: coins fail over rather than wait. */
+const BAN_MS = 60_000;
 /** This many 5xx answers or unreadable bodies in a row and the source counts as refusing us. */
 const REFUSED_AFTER = 3;
 
@@ -59,6 +77,8 @@ export class HttpPoller {
   #timer: NodeJS.Timeout | undefined;
   #inFlight: Promise<void> | null = null;
   #attempt = 0;
+  /** With `spread`: the request whose turn is next. */
+  #turn = 0;
   /** 5xx answers and unreadable bodies since the last good body. */
   #failuresInARow = 0;
   #state: ConnectionState | null = null;
@@ -101,6 +121,10 @@ export class HttpPoller {
   }
 
   #pollingDetail(): string {
+    const { requests, spread } = this.#options;
+    if (spread) {
+      return `polling ${this.#host}: ${requests.length} documents, one every ${Math.round(this.#pollMs / requests.length)} ms`;
+    }
     return `polling ${this.#host} every ${this.#pollMs} ms`;
   }
 
@@ -113,9 +137,11 @@ export class HttpPoller {
   }
 
   async #round(): Promise<void> {
-    let next = this.#pollMs;
+    const { requests, spread } = this.#options;
+    let next = spread ? this.#pollMs / requests.length : this.#pollMs;
     try {
-      for (const request of this.#options.requests) {
+      const round = spread ? [requests[this.#turn++ % requests.length] as PollRequest] : requests;
+      for (const request of round) {
         const delay = await this.#pollOnce(request);
         if (delay !== null) {
           next = delay;
@@ -140,7 +166,11 @@ export class HttpPoller {
     try {
       response = await fetch(request.url, {
         signal: AbortSignal.any([this.#abort.signal, AbortSignal.timeout(timeoutMs)]),
-        headers: { accept: 'application/json', 'user-agent': 'nerkh (rates service)', ...headers },
+        headers: {
+          accept: 'application/json',
+          'user-agent': this.#options.userAgent ?? 'nerkh (rates service)',
+          ...headers,
+        },
       });
       text = await response.text();
     } catch (error) {
@@ -156,14 +186,13 @@ export class HttpPoller {
     }
     const receivedAt = Date.now();
     const { status } = response;
-    if (status === 429) {
-      const asked = retryAfterMs(response.headers.get('retry-after'));
-      const delay = Math.min(MAX_RETRY_AFTER_MS, Math.max(this.#pollMs, asked ?? this.#backoffDelay()));
-      this.#attempt += 1;
-      this.#report('backoff', `rate limited (HTTP 429); next request in ${delay} ms`);
-      return delay;
-    }
+    if (status === 429 || status === 418) return this.#rateLimited(status, response.headers, text);
     if (isRefusal(status)) return this.#failed('refused', httpErrorDetail(status, text));
+    if (status === 404 && this.#options.spread) {
+      // One URL per market: a market the exchange does not list is missing, the source is not down.
+      this.#reject('market-missing');
+      return null;
+    }
     if (status >= 500) return this.#failedInARow(`HTTP ${status}`);
     if (!response.ok) return this.#failed('backoff', `HTTP ${status}`);
     const result = request.parse(text, receivedAt);
@@ -182,6 +211,26 @@ export class HttpPoller {
     for (const reason of result.rejected) this.#reject(reason);
     for (const quote of result.quotes) this.#listener.quote({ ...quote, source: this.#options.source });
     return null;
+  }
+
+  /**
+   * A 429 or 418: the wait is the longest of `Retry-After`, the body's own figure and the poll
+   * interval; without either figure, the usual backoff.
+   */
+  #rateLimited(status: number, headers: Headers, text: string): number {
+    const fromHeader = retryAfterMs(headers.get('retry-after'));
+    const fromBody = this.#options.bodyBackOffMs?.(text) ?? null;
+    const asked = fromHeader === null && fromBody === null ? null : Math.max(fromHeader ?? 0, fromBody ?? 0);
+    const delay = Math.min(MAX_RETRY_AFTER_MS, Math.max(this.#pollMs, asked ?? this.#backoffDelay()));
+    this.#attempt += 1;
+    const said =
+      fromBody !== null && fromBody >= (fromHeader ?? 0) ? `, back-off ${fromBody / 1000} s in the body` : '';
+    if (status === 418 || (asked ?? 0) >= BAN_MS) {
+      this.#report('refused', `banned (HTTP ${status}${said}); next request in ${delay} ms`);
+    } else {
+      this.#report('backoff', `rate limited (HTTP ${status}${said}); next request in ${delay} ms`);
+    }
+    return delay;
   }
 
   #reject(reason: string): void {

@@ -1,7 +1,8 @@
 /**
  * A local exchange that speaks the upstream wire formats nerkh consumes, on one port: the Binance
  * stream (`binance-stream.ts`), Binance REST (`binance-rest.ts`), Nobitex (`nobitex.ts`), Wallex
- * (`wallex.ts`), a made-up exchange's JSON document for the json-http kind (`panel.ts`) and the
+ * (`wallex.ts`), a made-up exchange's JSON document for the json-http kind (`panel.ts`), Ramzinex,
+ * Bitpin and Tabdeal as the json-http presets read them (`iran-exchanges.ts`) and the
  * fault control surface (`fault-control.ts`), over one simulated market (`market.ts`): every
  * exchange quotes the same coins, toman = usdt × tether's toman ask and rial = toman × 10
  * (`quoted-markets.ts`), so tests can predict what nerkh publishes from any of them.
@@ -14,7 +15,7 @@ import type { Catalog } from '../domain/catalog.ts';
 import type { Logger } from '../logger.ts';
 import { urlHost } from '../net/url-host.ts';
 import { binanceRest } from './binance-rest.ts';
-import { BinanceStream } from './binance-stream.ts';
+import { BinanceStream, type ConnectionEvent } from './binance-stream.ts';
 import { FAULT_CONTROL_PATH, serveFaultControl } from './fault-control.ts';
 import {
   type FaultState,
@@ -24,6 +25,7 @@ import {
   type SimulatorFault,
 } from './faults.ts';
 import { type HttpEndpoint, HttpEndpoints, json, sendJson } from './http-endpoints.ts';
+import { bitpin, ramzinex, tabdeal } from './iran-exchanges.ts';
 import {
   createPairMarket,
   createTetherMarket,
@@ -38,7 +40,7 @@ import {
   TETHER_INTERVAL_MS,
   type TetherMarket,
 } from './market.ts';
-import { nobitex } from './nobitex.ts';
+import { type NobitexCondition, type NobitexEndpoint, nobitex } from './nobitex.ts';
 import { PANEL_PATH, panel } from './panel.ts';
 import { formatPrice, type ListedCoin, quoteIn, tetherInToman } from './quoted-markets.ts';
 import { wallex } from './wallex.ts';
@@ -83,6 +85,7 @@ export class ExchangeSimulator {
   private readonly stream: BinanceStream;
   private readonly http: HttpEndpoints;
   private readonly endpoints: ReadonlyMap<string, HttpEndpoint>;
+  private readonly nobitex: NobitexEndpoint;
   private autoTickTimer: NodeJS.Timeout | undefined;
 
   static async start(options: SimulatorOptions): Promise<ExchangeSimulator> {
@@ -118,12 +121,16 @@ export class ExchangeSimulator {
       logger: options.logger,
     });
     this.http = new HttpEndpoints(this.faults, retryAfterSeconds);
+    this.nobitex = nobitex(this.coins, this.tether);
     this.endpoints = new Map(
       [
         binanceRest(this.markets),
-        nobitex(this.coins, this.tether),
+        this.nobitex,
         wallex(this.coins, this.tether, tetherNameFa),
         panel(this.coins, this.tether),
+        ramzinex(this.coins, this.tether),
+        bitpin(this.coins, this.tether),
+        tabdeal(this.coins, this.tether),
       ].map((endpoint) => [endpoint.path, endpoint]),
     );
     this.server = http.createServer((req, res) => this.onRequest(req, res));
@@ -170,6 +177,11 @@ export class ExchangeSimulator {
     return `http://${this.origin}`;
   }
 
+  /** Ramzinex, Bitpin and Tabdeal bases, for the json-http presets (`iran-exchanges.ts`). */
+  get iranExchangesBaseUrl(): string {
+    return `http://${this.origin}`;
+  }
+
   /** The made-up exchange's price document, for a json-http source: its full URL. */
   get panelUrl(): string {
     return `http://${this.origin}${PANEL_PATH}`;
@@ -178,6 +190,11 @@ export class ExchangeSimulator {
   /** Open WebSocket connections. */
   get connectionCount(): number {
     return this.stream.connectionCount;
+  }
+
+  /** The last opens and closes of Binance stream connections as the server saw them, oldest first. */
+  binanceConnectionLog(): ConnectionEvent[] {
+    return this.stream.connectionLog();
   }
 
   /** Current fault of each exchange. */
@@ -211,6 +228,15 @@ export class ExchangeSimulator {
     return String(this.tether.bestSell);
   }
 
+  /**
+   * How Nobitex answers for `markets` (`btc-rls`, `usdt-rls`; none given: every market):
+   * `placeholders` as it was recorded answering (`"latest": "0E-10"`, `"dayChange": "-100.00"`),
+   * `closed` with `isClosed: true`, `normal` again.
+   */
+  setNobitexCondition(condition: NobitexCondition, markets?: readonly string[]): void {
+    this.nobitex.setCondition(condition, markets);
+  }
+
   /** Sets the Nobitex bestSell (a whole number of rial, as a string). */
   setUsdtBestSellRial(rial: string): void {
     if (!/^[1-9]\d*$/.test(rial))
@@ -235,6 +261,14 @@ export class ExchangeSimulator {
     const eventTime = Date.now();
     this.stream.publish(market, eventTime);
     return eventTime;
+  }
+
+  /**
+   * Binance's `serverShutdown` on every open stream connection, each closed `closeAfterMs` later
+   * (default 1 000). Returns how many connections were told.
+   */
+  announceBinanceShutdown(closeAfterMs = 1_000): number {
+    return this.stream.announceShutdown(closeAfterMs);
   }
 
   async stop(): Promise<void> {
@@ -276,8 +310,12 @@ export class ExchangeSimulator {
       serveFaultControl(req, res, this.faults);
       return;
     }
-    const endpoint = this.endpoints.get(url.pathname);
-    if (endpoint) this.http.serve(endpoint, req, res, url.searchParams);
+    const endpoint =
+      this.endpoints.get(url.pathname) ??
+      [...this.endpoints.values()].find(
+        (candidate) => candidate.pathPrefix && url.pathname.startsWith(candidate.path),
+      );
+    if (endpoint) this.http.serve(endpoint, req, res, url.searchParams, url.pathname);
     else sendJson(res, json(404, { error: 'not found' }));
   }
 }

@@ -14,7 +14,11 @@ import { escapeHtml, escapeHtmlWithLanguages } from './markdown.ts';
  * renderer marks them); cells arrive as escaped HTML.
  */
 
-/** Part of the page's one stylesheet: the filter in a row, the row an anchor points at highlighted. */
+/**
+ * Part of the page's one stylesheet: the filter in a row, the row an anchor points at highlighted.
+ * Cells do not wrap: with the whole catalog, a row a line high keeps the list's layout small on a
+ * phone, and the table scrolls sideways in its region instead.
+ */
 export const coinListStylesheet = `
 .visually-hidden{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
 .coin-filter{gap:.5rem}
@@ -22,6 +26,7 @@ export const coinListStylesheet = `
 .coin-table th{position:relative}
 .coin-table th a{white-space:nowrap}
 .coin-table td,.coin-table th{vertical-align:middle}
+.coin-table td{white-space:nowrap}
 .coin-table tbody th{background:none}
 .coin-table tr:target{background:var(--soft);outline:2px solid var(--focus);outline-offset:-2px}
 .coin-table tr{scroll-margin-top:1rem}

@@ -12,9 +12,9 @@ import { seriesValue } from '../support/scrape.ts';
 import { storeWithCommit } from '../support/store-with-commit.ts';
 
 const catalog = parseCatalog([
-  { symbol: 'USDT', name_fa: 'تتر', pair: null },
-  { symbol: 'BTC', name_fa: 'بیت‌کوین', pair: 'BTCUSDT' },
-  { symbol: 'ETH', name_fa: 'اتریوم', pair: 'ETHUSDT' },
+  { symbol: 'USDT', name_fa: 'تتر', name_en: 'Tether', pair: null },
+  { symbol: 'BTC', name_fa: 'بیت‌کوین', name_en: 'Bitcoin', pair: 'BTCUSDT' },
+  { symbol: 'ETH', name_fa: 'اتریوم', name_en: 'Ethereum', pair: 'ETHUSDT' },
 ]);
 const sources = parseSources(
   `sources:

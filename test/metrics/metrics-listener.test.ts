@@ -5,9 +5,11 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { issueApiKey } from '../../src/keys/issue-key.ts';
 import { createLogger } from '../../src/logger.ts';
-import { startService } from '../../src/service.ts';
+import { type RunningService, startService } from '../../src/service.ts';
 import { seriesValue } from '../support/scrape.ts';
 import { startSimulatedService } from '../support/simulated-service.ts';
+import { sampleSnapshot } from '../support/test-app.ts';
+import { waitFor } from '../support/wait.ts';
 
 const startAgainstSimulator = (env: Record<string, string> = {}) =>
   startSimulatedService({ symbols: ['USDT', 'BTC', 'ETH'], logger: createLogger('silent'), env });
@@ -92,5 +94,64 @@ describe('the metrics listener', () => {
     expect(service.metricsUrl).toBeNull();
     expect(() => loadConfig({ PORT: '8080', NERKH_METRICS_PORT: '8080' })).toThrow(ConfigError);
     expect(() => loadConfig({ NERKH_METRICS_HOST: '0.0.0.0' })).toThrow(/NERKH_METRICS_HOST has no effect/);
+  });
+});
+
+describe('the probes on the metrics listener', () => {
+  /** An API-only process over a store of its own, with the metrics listener on a free port. */
+  async function startApi(): Promise<RunningService> {
+    const dataDir = mkdtempSync(join(tmpdir(), 'nerkh-probes-'));
+    onTestFinished(() => rmSync(dataDir, { recursive: true, force: true }));
+    const service = await startService({
+      config: loadConfig({ NERKH_DATA_DIR: dataDir, PORT: '0', NERKH_METRICS_PORT: '0' }),
+      logger: createLogger('silent'),
+      role: 'api',
+      apiPollMs: 100,
+    });
+    onTestFinished(() => service.stop());
+    return service;
+  }
+
+  async function probe(service: RunningService, path: string): Promise<[number, string]> {
+    const response = await fetch((service.metricsUrl as string).replace('/metrics', path));
+    return [response.status, await response.text()];
+  }
+
+  it('answers /readyz 503 until a snapshot is loaded, then 200 even when it is stale and /v1/health is 503', async () => {
+    const service = await startApi();
+    expect(await probe(service, '/livez')).toEqual([200, 'live\n']);
+    expect(await probe(service, '/readyz')).toEqual([503, 'no snapshot loaded yet\n']);
+
+    // A snapshot a day old: the sources are out, and clients still get the last prices.
+    await service.store.snapshots.commitSnapshot(
+      sampleSnapshot(new Date(Date.now() - 86_400_000).toISOString()),
+    );
+    await waitFor(async () => (await probe(service, '/readyz'))[0] === 200, 5000, '/readyz 200');
+    expect(await probe(service, '/readyz')).toEqual([200, 'ready\n']);
+    expect((await fetch(`${service.url}/v1/health`)).status).toBe(503);
+
+    // Never on the public port: the API keeps its two data endpoints.
+    for (const path of ['/livez', '/readyz']) {
+      expect((await fetch(`${service.url}${path}`)).status).toBe(404);
+    }
+    const head = await fetch((service.metricsUrl as string).replace('/metrics', '/readyz'), {
+      method: 'HEAD',
+    });
+    expect([head.status, await head.text()]).toEqual([200, '']);
+  });
+
+  it('answers /readyz 503 naming the store when the store fails', async () => {
+    const service = await startApi();
+    await service.store.snapshots.commitSnapshot(sampleSnapshot(new Date().toISOString()));
+    await waitFor(async () => (await probe(service, '/readyz'))[0] === 200, 5000, '/readyz 200');
+    const { latestSnapshotId } = service.store.snapshots;
+    service.store.snapshots.latestSnapshotId = async () => {
+      throw Object.assign(new Error('disk I/O error at /var/lib/nerkh/nerkh.db'), { code: 'SQLITE_IOERR' });
+    };
+    onTestFinished(() => {
+      service.store.snapshots.latestSnapshotId = latestSnapshotId;
+    });
+    expect(await probe(service, '/readyz')).toEqual([503, 'the store failed: Error SQLITE_IOERR\n']);
+    expect(await probe(service, '/livez')).toEqual([200, 'live\n']);
   });
 });
