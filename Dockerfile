@@ -73,9 +73,11 @@ ENV NODE_ENV=production \
 VOLUME /var/lib/nerkh
 EXPOSE 8080 9464
 USER nerkh:nerkh
-# Healthy while the instance answers 2xx within 2 s (ops/container/probe.js).
+# Healthy while the instance is ready: a snapshot loaded, stale or not, and the store answering
+# (/readyz on the operations listener, any role; docs/operations.md#probes). nerkh-probe is
+# ops/container/probe.js: 2xx within 2 s.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
-  CMD nerkh-probe "http://127.0.0.1:${PORT}/v1/health"
+  CMD nerkh-probe "http://127.0.0.1:${NERKH_METRICS_PORT}/readyz"
 # The bin starts node with the flags the service is sized for (docs/deployment.md#node-flags).
 ENTRYPOINT ["tini", "--", "nerkh"]
 CMD ["serve"]
