@@ -314,7 +314,7 @@ export class SitePages {
                   escapeHtml(words.toman(row.sell_irt)),
                   escapeHtml(words.change(row.change_24h)),
                   trendOf(row.symbol).html,
-                  escapeHtml(words.rateTime(row.as_of)),
+                  escapeHtml(unbrokenParts(words.rateTime(row.as_of))),
                 ],
               })),
             }));
@@ -507,4 +507,12 @@ function errorSection(code: ErrorCode, words: SiteWords, publicUrl: string): str
 /** A value placed between the quotes of a JSON string in a code block. */
 function jsonStringContent(text: string): string {
   return JSON.stringify(text).slice(1, -1);
+}
+
+/**
+ * A time for a narrow table cell: no-break spaces inside its parts, so it wraps only between the
+ * UTC and the Tehran time (`… UTC` / `(… Tehran)`) or after the Persian date's comma, never inside a date.
+ */
+function unbrokenParts(time: string): string {
+  return time.replace(/(?<!،) (?!\()/g, '\u00A0');
 }
