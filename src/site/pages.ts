@@ -386,13 +386,15 @@ export class SitePages {
 
   /**
    * The list's name cell: the name a reader of this language knows, one per row to keep the full
-   * list light (the coin page shows both); the Persian name is marked right-to-left.
+   * list light (the coin page shows both); a Persian name on an English page is marked
+   * right-to-left, on a Persian page it is in the page's own language already.
    */
   #nameHtml(row: { symbol: string; name_fa: string }): string {
     const { english, persian } = this.#shownName(row);
-    return english === undefined
-      ? `<span lang="fa" dir="rtl">${escapeHtml(persian)}</span>`
-      : escapeHtml(english);
+    if (english !== undefined) return escapeHtml(english);
+    return this.language === 'fa'
+      ? escapeHtml(persian)
+      : `<span lang="fa" dir="rtl">${escapeHtml(persian)}</span>`;
   }
 
   coinNotFound(symbol: string): Page {
