@@ -387,6 +387,7 @@ describe.skipIf(!available && !required)('website in Chromium', () => {
       ['/', 'overview'],
       ['/coins', 'coins'],
       ['/coins/BTC', 'coin-btc'],
+      ['/fa/coins', 'fa-coins'],
       ['/fa/coins/BTC', 'fa-coin-btc'],
     ] as const) {
       for (const width of [1280, 390]) {
