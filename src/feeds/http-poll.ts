@@ -281,8 +281,9 @@ export class HttpPoller {
       const why = httpErrorDetail(status, text);
       return this.#failure(() => this.#failed('refused', why), false, why);
     }
-    if (status === 404 && this.#options.spread) {
-      // One URL per market: a market the exchange does not list is missing, the source is not down.
+    if ((status === 404 || status === 400) && this.#options.spread) {
+      // One URL per market: a market the exchange does not list (404, or Tabdeal's 400 "Invalid
+      // symbol.") is that market missing, the source is not down.
       this.#reject('market-missing');
       return null;
     }

@@ -6,7 +6,6 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { loadCatalog } from '../../src/collector/catalog-file.ts';
 import { trySources } from '../../src/collector/try-sources.ts';
 import { loadConfig } from '../../src/config.ts';
-import { parseCatalog } from '../../src/domain/catalog.ts';
 import { createLogger } from '../../src/logger.ts';
 import { projectRoot } from '../../src/project-root.ts';
 import { ExchangeSimulator } from '../../src/simulator/exchange-simulator.ts';
@@ -38,7 +37,7 @@ async function fixtureServer(bodies: Record<string, string>): Promise<string> {
 let sim: ExchangeSimulator;
 beforeAll(async () => {
   sim = await ExchangeSimulator.start({
-    catalog: parseCatalog([{ symbol: 'USDT', name_fa: 'تتر', name_en: 'Tether', pair: null }]),
+    catalog: loadCatalog().filter((entry) => entry.symbol === 'USDT'),
     seed: 3,
     autoTick: false,
   });
