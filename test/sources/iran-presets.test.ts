@@ -44,7 +44,7 @@ beforeAll(async () => {
   // Tether's toman price, usdt_irt: 1 052 990 rial is 105 299 toman.
   sim.setUsdtBestSellRial('1052990');
 });
-afterAll(() => sim.stop());
+afterAll(() => sim?.stop());
 
 /** The preset as shipped, its exchange at `exchangeUrl` and Nobitex at the simulator, tried once. */
 async function tryPreset(preset: string, realBase: string, exchangeUrl: string) {
