@@ -37,10 +37,10 @@ const tetherQuote: Quote = {
 const buildTargetMs = 20;
 
 function syntheticCatalog(coins: number): Catalog {
-  const entries: unknown[] = [{ symbol: 'USDT', name_fa: 'تتر', pair: null }];
+  const entries: unknown[] = [{ symbol: 'USDT', name_fa: 'تتر', name_en: 'Tether', pair: null }];
   for (let index = 0; index < coins; index++) {
     const symbol = `C${index.toString(36).toUpperCase().padStart(4, '0')}`;
-    entries.push({ symbol, name_fa: 'سکه\u200Cی آزمایشی', pair: `${symbol}USDT` });
+    entries.push({ symbol, name_fa: 'سکه\u200Cی آزمایشی', name_en: 'Test coin', pair: `${symbol}USDT` });
   }
   return parseCatalog(entries);
 }

@@ -1,12 +1,16 @@
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Where `npm run build` writes the bundle: the sources and their dependencies in one file. */
 const bundlePath = (root) => join(root, 'dist', 'nerkh.js');
 
-/** Latest modification time of the `.ts` files under `dir` (declaration files change no code). */
+/**
+ * Latest modification time of the `.ts` files under `dir` (declaration files change no code); 0
+ * when there are none, as in the image, which ships the bundle without the TypeScript sources.
+ */
 function newestSource(dir) {
   let newest = 0;
+  if (!existsSync(dir)) return newest;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) newest = Math.max(newest, newestSource(path));

@@ -252,13 +252,13 @@ class LineBatches implements pino.DestinationStream {
 
 /**
  * stdout for a server that writes one access-log line per request: lines are collected and written
- * in batches of at least 16 KiB, so a busy server makes one write per ~70 requests instead of one
- * each. A quiet server's lines go out within `flushMs`; at exit what is left is written, so no line
+ * in batches of at least 16 KiB, so a busy server makes one write per many requests instead of
+ * one each. A quiet server's lines go out within `flushMs`; at exit what is left is written, so no line
  * is lost on a normal or signalled stop, and lines are always written whole.
  *
  * Each batch is written at once, from the event loop (sonic-boom's sync mode, what pino's own
  * default destination does). Handed to libuv's thread pool instead (sonic-boom's async mode), each
- * write cost a thread switch there and back on the server's core, a tenth of the throughput of
+ * write cost a thread switch there and back on the server's core, most of the throughput of
  * `/v1/rates` (docs/decisions/0007-access-log-serialized-and-batched.md). So, as with any program
  * that logs to stdout synchronously, a reader that stops reading (a full pipe) holds the server
  * until it reads again; it never grows the process's memory.

@@ -91,7 +91,10 @@ export async function startService({
   sources,
   apiPollMs,
 }: ServiceOptions): Promise<RunningService> {
-  const catalog = role === 'api' ? null : loadCatalog(config.NERKH_CATALOG);
+  // Every role reads the catalog, so a bad one stops any of them at start: the collector prices
+  // its coins, the API's website shows their English names.
+  const listed = loadCatalog(config.NERKH_CATALOG);
+  const catalog = role === 'api' ? null : listed;
   // A sources file with mistakes stops start-up before anything is opened, each mistake listed.
   const collectorSources = catalog === null ? null : (sources ?? loadSources(config, catalog));
   // One registry per service, never prom-client's global one: several services (tests, the demo)
@@ -176,6 +179,7 @@ export async function startService({
       app = await buildApp({
         config,
         logger,
+        catalog: listed,
         ...appStoresOf(store),
         ...(ownCollectorStatus === null ? {} : { collectorStatus: liveStatusOf(store, ownCollectorStatus) }),
         limiters,

@@ -28,7 +28,12 @@ export function benchCatalog(coins: number): Catalog {
   const entries = bundled.map((entry) => ({ ...entry }));
   for (let index = 1; entries.length < coins; index++) {
     const symbol = `NRK${index}`;
-    entries.push({ symbol, name_fa: `توکن فهرست‌شده ${persianNumber(index)}`, pair: `${symbol}USDT` });
+    entries.push({
+      symbol,
+      name_fa: `توکن فهرست‌شده ${persianNumber(index)}`,
+      name_en: `Listed token ${index}`,
+      pair: `${symbol}USDT`,
+    });
   }
   return parseCatalog(entries.slice(0, coins));
 }

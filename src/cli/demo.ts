@@ -5,6 +5,7 @@ import { type Command, Option } from 'commander';
 import { pino } from 'pino';
 import { loadCatalog } from '../collector/catalog-file.ts';
 import { loadConfig } from '../config.ts';
+import { isUrlTemplate } from '../feeds/json-http-mapping.ts';
 import { exitOnSignals } from '../http/server.ts';
 import { issueApiKey } from '../keys/issue-key.ts';
 import { createLogger } from '../logger.ts';
@@ -34,7 +35,15 @@ async function waitForFirstSnapshot(apiUrl: string): Promise<number> {
 }
 
 /** The presets shipped in `sources/`, by name. */
-const presets = ['binance-nobitex', 'binance-failover', 'wallex', 'iran'] as const;
+const presets = [
+  'binance-nobitex',
+  'binance-failover',
+  'wallex',
+  'iran',
+  'ramzinex',
+  'bitpin',
+  'tabdeal',
+] as const;
 
 /**
  * The set-up with every source pointed at the simulator, which speaks each kind's wire format:
@@ -54,7 +63,10 @@ function againstSimulator(setup: SourcesSetup, simulator: ExchangeSimulator): So
       case 'wallex':
         return { ...source, url: simulator.wallexBaseUrl };
       case 'json-http':
-        return { ...source, url: simulator.panelUrl };
+        // One URL per market (Ramzinex, Bitpin, Tabdeal): the simulator serves their paths as they are.
+        return isUrlTemplate(source.url)
+          ? { ...source, url: source.url.replace(/^https?:\/\/[^/]+/, simulator.iranExchangesBaseUrl) }
+          : { ...source, url: simulator.panelUrl };
     }
   };
   return { ...setup, sources: setup.sources.map(pointed) };

@@ -78,8 +78,13 @@ rial = toman × 10):
   json-http panel    GET /panel/prices  a made-up exchange's document:
                      {"data":{"markets":[{"pair":"BTC-TMN","sell":"…","buy":"…","change24h":…,
                      "updated_at":"…"},…]}}, read with the mapping
-                     {quotes: data.markets, key: pair, pair: {separator: "-"}, ask: sell,
+                     {quotes: data.markets, key: pair, pair: {separator: "-", suffixes: {TMN: toman, USDT: usdt}}, ask: sell,
                       change: change24h, time: updated_at}
+  Ramzinex           GET /exchange/api/v1.0/exchange/pairs/<pair_id>  (rial; USDT 11, BTC 2, ETH 7,
+                     TRX 20, DOGE 61, TON 272)
+  Bitpin             GET /api/v1/mth/orderbook/BTC_IRT/  (asks/bids, IRT in toman, USDT)
+  Tabdeal            GET /r/api/v1/depth?symbol=BTCIRT&limit=1  (asks/bids, IRT in toman, USDT)
+                     these three follow the panel fault
   Fault control      GET /_simulator/fault;  POST /_simulator/fault {"fault":"…","target":"…","durationMs":…}
 
 Fault modes: ${SIMULATOR_FAULTS.join(', ')}.

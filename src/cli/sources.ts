@@ -1,13 +1,18 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { pino } from 'pino';
 import { loadCatalog } from '../collector/catalog-file.ts';
-import { type SourceTrial, type TrialResult, trySources } from '../collector/try-sources.ts';
+import {
+  type CoinComparison,
+  type SourceTrial,
+  type TrialResult,
+  trySources,
+} from '../collector/try-sources.ts';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { builtInSources } from '../sources/default-sources.ts';
 import { readSourcesFile } from '../sources/load-sources.ts';
 import { SourcesFileError } from '../sources/problem.ts';
-import type { SourcesSetup } from '../sources/sources-setup.ts';
+import { defaultMaxDeviationPct, type SourcesSetup } from '../sources/sources-setup.ts';
 import { table, terminalSafe, terminalSafeJson } from './terminal-output.ts';
 
 /** Markets named on a source's line at most; the count says how many. */
@@ -21,6 +26,87 @@ function seconds(value: string): number {
   return parsed;
 }
 
+function percent(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed) || parsed <= 0 || parsed > 1000) {
+    throw new InvalidArgumentError('must be a percentage above 0 and at most 1000');
+  }
+  return parsed;
+}
+
+/** `+0.21%`, `-90.00%`: a deviation as printed. */
+function signedPct(value: number): string {
+  return `${value >= 0 ? '+' : ''}${value.toFixed(2)}%`;
+}
+
+const unitWords = {
+  'ten-times-high': '10x high: a rial price read as toman?',
+  'ten-times-low': '10x low: a toman price read as rial?',
+} as const;
+
+/** An ask as written, never in exponent form: 8.9e-7 is 0.00000089. */
+function plain(value: number): string {
+  return value.toLocaleString('en-US', { useGrouping: false, maximumSignificantDigits: 17 });
+}
+
+/** One source's ask in a comparison: `bitpin 10524.9 (-90.00%, DEVIATES, 10x low: …)`. */
+function askCell(source: CoinComparison['sources'][number]): string {
+  const notes = [signedPct(source.deviationPct)];
+  if (source.deviating) notes.push('DEVIATES');
+  if (source.unitHint !== null) notes.push(unitWords[source.unitHint]);
+  return `${terminalSafe(source.source)} ${plain(source.ask)} (${notes.join(', ')})`;
+}
+
+/** The sources that deviate on some coin, each with how many coins. */
+function deviatingSources(comparisons: readonly CoinComparison[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const comparison of comparisons) {
+    for (const source of comparison.sources) {
+      if (source.deviating) counts.set(source.source, (counts.get(source.source) ?? 0) + 1);
+    }
+  }
+  return counts;
+}
+
+function comparisonLines(comparisons: readonly CoinComparison[], maxDeviationPct: number): string[] {
+  if (comparisons.length === 0) {
+    return ['No coin is quoted by two sources that answered: nothing to compare.'];
+  }
+  const rows = comparisons.map((comparison) => [
+    comparison.symbol,
+    comparison.currency,
+    `${comparison.spreadPct.toFixed(2)}%`,
+    comparison.sources.map(askCell).join('; '),
+  ]);
+  const deviating = deviatingSources(comparisons);
+  const pairFlagged = comparisons.some(
+    (comparison) => comparison.sources.length === 2 && comparison.sources.some((source) => source.deviating),
+  );
+  const summary =
+    deviating.size === 0
+      ? `Every source is within ${maxDeviationPct}% of the others on every coin.`
+      : `Deviating beyond ${maxDeviationPct}%: ${[...deviating].map(([name, coins]) => `${terminalSafe(name)} on ${coins} ${coins === 1 ? 'coin' : 'coins'}`).join(', ')}.${pairFlagged ? ' Two sources that disagree are both flagged: a third tells which is off.' : ''}`;
+  return [
+    `Coins quoted by two or more sources that answered, asks before markup (a source further than ${maxDeviationPct}% from the others is flagged):`,
+    '',
+    table([['symbol', 'currency', 'spread', 'asks (deviation from the others)'], ...rows]),
+    '',
+    summary,
+  ];
+}
+
+/**
+ * Whether this server can reach the source: `reachable`; `refused` when the exchange answered 451
+ * or 403 (a location or an address it refuses); `timeout` when it did not answer in time; `error`
+ * for anything else (a refused connection, 5xx, bodies it could not read).
+ */
+export function reachOf(trial: SourceTrial): 'reachable' | 'refused' | 'timeout' | 'error' {
+  if (trial.ok) return 'reachable';
+  if (/^HTTP (451|403)\b/.test(trial.detail)) return 'refused';
+  if (/^no answer within\b|^stalled\b/.test(trial.detail)) return 'timeout';
+  return 'error';
+}
+
 function sourceLine(trial: SourceTrial): string {
   if (!trial.ok) return `FAILED: ${trial.detail}`;
   if (trial.missing.length === 0) return `ok: ${trial.detail}`;
@@ -29,7 +115,7 @@ function sourceLine(trial: SourceTrial): string {
   return `ok: ${trial.detail} (not quoted: ${shown}${more})`;
 }
 
-function printTable(origin: string, result: TrialResult): void {
+function printTable(origin: string, result: TrialResult, maxDeviationPct: number): void {
   const rows = result.draft.rates.map((row) => [
     row.symbol,
     result.servedBy.get(row.symbol) ?? '',
@@ -43,14 +129,16 @@ function printTable(origin: string, result: TrialResult): void {
     table([['symbol', 'source', 'sell_usdt', 'sell_irt', 'as_of'], ...rows]),
     '',
     table([
-      ['source', 'kind', 'result'],
-      ...result.sources.map((trial) => [trial.name, trial.kind, sourceLine(trial)]),
+      ['source', 'kind', 'reach', 'result'],
+      ...result.sources.map((trial) => [trial.name, trial.kind, reachOf(trial), sourceLine(trial)]),
     ]),
+    '',
+    ...comparisonLines(result.comparisons, maxDeviationPct),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
-function printJson(origin: string, result: TrialResult): void {
+function printJson(origin: string, result: TrialResult, maxDeviationPct: number): void {
   const body = {
     file: origin,
     source: result.draft.source,
@@ -62,7 +150,21 @@ function printJson(origin: string, result: TrialResult): void {
       sell_irt: row.sell_irt,
       as_of: row.as_of,
     })),
-    sources: result.sources,
+    sources: result.sources.map((trial) => ({ ...trial, reach: reachOf(trial) })),
+    max_deviation_pct: maxDeviationPct,
+    comparisons: result.comparisons.map((comparison) => ({
+      symbol: comparison.symbol,
+      currency: comparison.currency,
+      spread_pct: comparison.spreadPct,
+      sources: comparison.sources.map((source) => ({
+        source: source.source,
+        ask: source.ask,
+        reference: source.reference,
+        deviation_pct: source.deviationPct,
+        deviating: source.deviating,
+        unit_hint: source.unitHint,
+      })),
+    })),
   };
   process.stdout.write(`${terminalSafeJson(body)}\n`);
 }
@@ -72,12 +174,19 @@ export function registerSources(program: Command): void {
   const sources = program.command('sources').description('work with the sources file (NERKH_SOURCES_FILE)');
   sources
     .command('check')
-    .description('validate a sources file, fetch each source once and print what would be published')
+    .description(
+      'validate a sources file, fetch each source once, print what would be published and compare the sources',
+    )
     .argument(
       '[file]',
       'the sources file; default NERKH_SOURCES_FILE, or the built-in Binance + Nobitex set-up',
     )
     .option('--json', 'print one JSON object instead of tables')
+    .option(
+      '--max-deviation <percent>',
+      "flag a source further than this from the others on a coin (default: the file's deviation.max_pct, else 5)",
+      percent,
+    )
     .option(
       '--timeout <seconds>',
       'how long a source may take to answer (a stream: to quote every pair)',
@@ -89,45 +198,70 @@ export function registerSources(program: Command): void {
       `
 Validates the file and lists every mistake as FILE:LINE:COL: /pointer: message (exit 2). Then
 starts each source once: a polled source (nobitex, wallex, json-http) until it has answered, a
-stream (binance) until every pair has ticked or the timeout. Prints, per coin, the source whose
-price would be published with sell_usdt, sell_irt and as_of, then one line per source: ok (with
-the markets it did not quote) or FAILED with the reason, e.g. "HTTP 451: Service unavailable
-from a restricted location". Exits 1 when a source failed. Markups (NERKH_MARKUP_PCT,
-NERKH_MARKUP_OVERRIDES) and the catalog (NERKH_CATALOG) apply as in the service. Logs go to
-stderr at LOG_LEVEL (default silent here).
+source with one URL per market until every market has answered (as fast as its
+max_requests_per_minute allows), a stream (binance) until every pair has ticked or the timeout.
 
-Example: nerkh sources check sources/iran.yaml`,
+Prints, per coin, the source whose price would be published with sell_usdt, sell_irt and as_of;
+then one line per source: reachable ("ok", with the markets it did not quote) or FAILED with the
+reason: "HTTP 451: …" (the exchange refuses this server's location), "no answer within 10 s"
+(timeout), "request failed (…)" or another error. Then, for every coin quoted by two or more
+sources that answered, the spread between them and each source's deviation from the others (the
+median of all with three or more, the other one with two); a source further than
+--max-deviation is flagged, and one about 10x off is named as a likely unit mistake (a toman
+price configured as rial, or the reverse).
+
+Exits 1 when a source failed or deviates. Markups (NERKH_MARKUP_PCT, NERKH_MARKUP_OVERRIDES) and
+the catalog (NERKH_CATALOG) apply to the published table as in the service; the comparison is of
+the asks before markup. Logs go to stderr at LOG_LEVEL (default silent here).
+
+Examples:
+  nerkh sources check sources/iran.yaml
+  nerkh sources check sources/bitpin.yaml --max-deviation 2 --json`,
     )
-    .action(async (file: string | undefined, options: { json?: boolean; timeout: number }) => {
-      const config = loadConfig({ LOG_LEVEL: 'silent', ...process.env });
-      const catalog = loadCatalog(config.NERKH_CATALOG);
-      const path = file ?? config.NERKH_SOURCES_FILE;
-      let setup: SourcesSetup;
-      try {
-        setup = path === undefined ? builtInSources(config) : readSourcesFile(path, { catalog });
-      } catch (error) {
-        if (!(error instanceof SourcesFileError)) throw error;
-        // The file is the operator's, but its text is echoed: each line is made inert on its own.
-        process.stderr.write(`nerkh: ${error.message.split('\n').map(terminalSafe).join('\n')}\n`);
-        process.exitCode = 2;
-        return;
-      }
-      const logger = createLogger(config.LOG_LEVEL, pino.destination(2));
-      const result = await trySources({
-        config,
-        catalog,
-        sources: setup,
-        logger,
-        timeoutMs: options.timeout * 1000,
-      });
-      if (options.json) printJson(setup.origin, result);
-      else printTable(setup.origin, result);
-      const failed = result.sources.filter((trial) => !trial.ok);
-      if (failed.length > 0) {
-        process.stderr.write(
-          `nerkh: ${failed.length === 1 ? 'a source' : `${failed.length} sources`} failed: ${failed.map((trial) => terminalSafe(trial.name)).join(', ')}\n`,
-        );
-        process.exitCode = 1;
-      }
-    });
+    .action(
+      async (
+        file: string | undefined,
+        options: { json?: boolean; timeout: number; maxDeviation?: number },
+      ) => {
+        const config = loadConfig({ LOG_LEVEL: 'silent', ...process.env });
+        const catalog = loadCatalog(config.NERKH_CATALOG);
+        const path = file ?? config.NERKH_SOURCES_FILE;
+        let setup: SourcesSetup;
+        try {
+          setup = path === undefined ? builtInSources(config) : readSourcesFile(path, { catalog });
+        } catch (error) {
+          if (!(error instanceof SourcesFileError)) throw error;
+          // The file is the operator's, but its text is echoed: each line is made inert on its own.
+          process.stderr.write(`nerkh: ${error.message.split('\n').map(terminalSafe).join('\n')}\n`);
+          process.exitCode = 2;
+          return;
+        }
+        const logger = createLogger(config.LOG_LEVEL, pino.destination(2));
+        const maxDeviationPct = options.maxDeviation ?? setup.maxDeviationPct ?? defaultMaxDeviationPct;
+        const result = await trySources({
+          config,
+          catalog,
+          sources: setup,
+          logger,
+          timeoutMs: options.timeout * 1000,
+          maxDeviationPct,
+        });
+        if (options.json) printJson(setup.origin, result, maxDeviationPct);
+        else printTable(setup.origin, result, maxDeviationPct);
+        const failed = result.sources.filter((trial) => !trial.ok);
+        if (failed.length > 0) {
+          process.stderr.write(
+            `nerkh: ${failed.length === 1 ? 'a source' : `${failed.length} sources`} failed: ${failed.map((trial) => terminalSafe(trial.name)).join(', ')}\n`,
+          );
+          process.exitCode = 1;
+        }
+        const deviating = deviatingSources(result.comparisons);
+        if (deviating.size > 0) {
+          process.stderr.write(
+            `nerkh: ${deviating.size === 1 ? 'a source deviates' : `${deviating.size} sources deviate`} more than ${maxDeviationPct}% from the others: ${[...deviating.keys()].map(terminalSafe).join(', ')}\n`,
+          );
+          process.exitCode = 1;
+        }
+      },
+    );
 }

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { LineCounter, parseDocument } from 'yaml';
 import { type Catalog, CatalogError, parseCatalog } from '../domain/catalog.ts';
 import { projectRoot } from '../project-root.ts';
 
@@ -10,8 +11,8 @@ export const bundledCatalogPath = join(projectRoot, 'catalog', 'coins.json');
 
 /**
  * Reads and validates a catalog file: the operator's `NERKH_CATALOG` when given, else the bundled
- * one. Every failure is a CatalogError whose message names the file, and for a bad entry the entry
- * (parseCatalog names it by index and symbol), so a boot failure points at the line to fix.
+ * one. Every failure is a CatalogError whose message names the file, and for a bad entry its line
+ * (`catalog/coins.json:12: catalog entry #10 (AVAX): ...`), so a boot failure points at the line to fix.
  */
 export function loadCatalog(path: string = bundledCatalogPath): Catalog {
   let text: string;
@@ -30,6 +31,21 @@ export function loadCatalog(path: string = bundledCatalogPath): Catalog {
   try {
     return parseCatalog(data);
   } catch (error) {
-    throw new CatalogError(`catalog ${path}: ${(error as Error).message}`);
+    const index = error instanceof CatalogError ? error.entryIndex : undefined;
+    const line = index === undefined ? undefined : entryLine(text, index);
+    const place = line === undefined ? path : `${path}:${line}`;
+    throw new CatalogError(`catalog ${place}: ${(error as Error).message}`, index);
   }
+}
+
+/**
+ * The line on which the array's entry `index` starts. JSON.parse keeps no positions; the yaml
+ * package's parser reads JSON (a subset of YAML 1.2) with the source range of every node.
+ */
+function entryLine(text: string, index: number): number | undefined {
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { lineCounter });
+  const contents = document.contents as { items?: { range?: [number, number, number] }[] } | null;
+  const start = contents?.items?.[index]?.range?.[0];
+  return start === undefined ? undefined : lineCounter.linePos(start).line;
 }

@@ -1,11 +1,20 @@
 import type { Config } from '../config.ts';
 import type { Catalog } from '../domain/catalog.ts';
 import type { SnapshotDraft } from '../domain/rates.ts';
-import type { ConnectionState, Feed, FeedListener, Quote, SourceName } from '../feeds/types.ts';
+import { type AskComparison, compareAsks, type SourceAsk } from '../domain/source-deviation.ts';
+import { isUrlTemplate } from '../feeds/json-http-mapping.ts';
+import type {
+  ConnectionState,
+  Feed,
+  FeedListener,
+  Quote,
+  QuoteCurrency,
+  SourceName,
+} from '../feeds/types.ts';
 import type { Logger } from '../logger.ts';
 import { createFeed, type FeedTuning } from '../sources/create-feed.ts';
 import { marketRequests } from '../sources/market-codes.ts';
-import type { SourcesSetup } from '../sources/sources-setup.ts';
+import { defaultMaxDeviationPct, type SourcesSetup } from '../sources/sources-setup.ts';
 import { MemorySnapshotStore } from '../store/memory/snapshot-store.ts';
 import { Collector } from './collector.ts';
 
@@ -31,6 +40,14 @@ export interface TrialResult {
   /** The source that priced each row, by symbol. */
   servedBy: Map<string, SourceName>;
   sources: SourceTrial[];
+  /** Each coin quoted by two or more sources that answered, per currency, their asks compared. */
+  comparisons: CoinComparison[];
+}
+
+/** One coin in one currency as two or more sources quote it (before markup). */
+export interface CoinComparison extends AskComparison {
+  symbol: string;
+  currency: QuoteCurrency;
 }
 
 interface TrialOptions {
@@ -43,6 +60,10 @@ interface TrialOptions {
   /** A polled source that answered is done once it has sent nothing for this long. Default 1 s. */
   quietMs?: number;
   tuning?: FeedTuning;
+  /** A source further than this from the others on a coin is flagged; default the set-up's, else 5. */
+  maxDeviationPct?: number;
+  /** Told what a long try waits for: a source asking one market at a time. */
+  progress?: (line: string) => void;
 }
 
 /** States that mean the source could not be read this time. */
@@ -51,6 +72,8 @@ const failing: ReadonlySet<ConnectionState> = new Set(['backoff', 'stalled', 're
 /** One source's progress while it is tried. */
 class Attempt {
   readonly quotedMarkets = new Set<string>();
+  /** The last ask of each market, `BTC/toman` → ask. */
+  readonly asks = new Map<string, number>();
   readonly rejected: Record<string, number> = {};
   opened = false;
   failure: string | null = null;
@@ -98,6 +121,7 @@ export async function trySources(options: TrialOptions): Promise<TrialResult> {
       const attempt = attempts.get(quote.source);
       if (!attempt) return;
       attempt.quotedMarkets.add(`${quote.symbol}/${quote.currency}`);
+      attempt.asks.set(`${quote.symbol}/${quote.currency}`, quote.ask);
       attempt.lastEventAt = Date.now();
       attempt.check(attempt.lastEventAt);
     },
@@ -120,32 +144,46 @@ export async function trySources(options: TrialOptions): Promise<TrialResult> {
     },
   };
 
-  const feeds: Array<{ feed: Feed; attempt: Attempt }> = [];
+  const feeds: Array<{ feed: Feed; attempt: Attempt; waitMs: number }> = [];
   for (const source of sources.sources) {
     const markets = marketRequests(source, wanted.get(source.name) ?? [], bySymbol);
     if (markets.length === 0) continue;
+    // One URL per market: its markets arrive one by one, so it is done, like a stream, once every
+    // market has quoted, and it is asked as fast as the exchange's limit allows, not every poll_seconds.
+    const perMarket = source.kind === 'json-http' && isUrlTemplate(source.url);
     const attempt = new Attempt(
       new Set(markets.map(({ symbol, currency }) => `${symbol}/${currency}`)),
-      source.kind === 'binance',
+      source.kind === 'binance' || perMarket,
       quietMs,
     );
     attempts.set(source.name, attempt);
+    const sourceTuning = perMarket ? { ...tuning, pollMs: tuning?.pollMs ?? 1 } : tuning;
+    // Its markets take turns at the exchange's limit: the timeout is for each answer, not for all.
+    const perRequestMs =
+      tuning?.minPollMs ??
+      (source.kind === 'json-http' ? 60_000 / (source.max_requests_per_minute ?? 60) : 0);
+    const waitMs = timeoutMs + (perMarket ? markets.length * perRequestMs : 0);
     const feed = createFeed(source, markets, {
       listener,
       logger: logger.child({ component: source.name }),
-      ...(tuning ? { tuning } : {}),
+      ...(sourceTuning ? { tuning: sourceTuning } : {}),
     });
-    feeds.push({ feed, attempt });
+    feeds.push({ feed, attempt, waitMs });
+    if (perMarket && perRequestMs >= 100) {
+      options.progress?.(
+        `${source.name}: ${markets.length} markets, one request every ${perRequestMs / 1000} s (about ${Math.ceil((markets.length * perRequestMs) / 1000)} s)`,
+      );
+    }
   }
 
   const started = Date.now();
   await Promise.all(
-    feeds.map(async ({ feed, attempt }) => {
+    feeds.map(async ({ feed, attempt, waitMs }) => {
       const settled = new Promise<void>((resolve) => {
         attempt.settle = resolve;
       });
       const ticker = setInterval(() => attempt.check(Date.now()), Math.min(100, quietMs));
-      const deadline = setTimeout(() => attempt.settle(), timeoutMs);
+      const deadline = setTimeout(() => attempt.settle(), waitMs);
       feed.start();
       await settled;
       clearInterval(ticker);
@@ -187,5 +225,30 @@ export async function trySources(options: TrialOptions): Promise<TrialResult> {
       rejected: attempt?.rejected ?? {},
     };
   });
-  return { draft, servedBy, sources: trials };
+  const maxDeviationPct = options.maxDeviationPct ?? sources.maxDeviationPct ?? defaultMaxDeviationPct;
+  return { draft, servedBy, sources: trials, comparisons: compareAttempts(attempts, maxDeviationPct) };
+}
+
+/** The asks of the sources that answered, compared per coin and currency, in symbol order. */
+function compareAttempts(
+  attempts: ReadonlyMap<SourceName, Attempt>,
+  maxDeviationPct: number,
+): CoinComparison[] {
+  const byMarket = new Map<string, SourceAsk[]>();
+  for (const [source, attempt] of attempts) {
+    if (attempt.failure !== null) continue;
+    for (const [market, ask] of attempt.asks) {
+      const list = byMarket.get(market) ?? [];
+      list.push({ source, ask });
+      byMarket.set(market, list);
+    }
+  }
+  const comparisons: CoinComparison[] = [];
+  for (const [market, asks] of byMarket) {
+    const comparison = compareAsks(asks, maxDeviationPct);
+    if (comparison === null) continue;
+    const [symbol, currency] = market.split('/') as [string, QuoteCurrency];
+    comparisons.push({ symbol, currency, ...comparison });
+  }
+  return comparisons.sort((a, b) => a.symbol.localeCompare(b.symbol) || a.currency.localeCompare(b.currency));
 }

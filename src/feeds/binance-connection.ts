@@ -9,6 +9,8 @@
  *   counter resets once a connection has stayed open for `healthyAfterMs`.
  * - Binance closes every connection at the 24 h mark, so each connection is replaced before that
  *   (`maxConnectionMs`), make-before-break: the new socket opens before the old one is closed.
+ *   A `serverShutdown` event (docs/sources.md, "Binance") triggers the same replacement at once
+ *   (`replace`).
  * - An upgrade answered with HTTP 451 or 403 (Binance's geo-block: "Service unavailable from a
  *   restricted location") is a refusal: the state is 'refused' with Binance's message, and the
  *   connection keeps retrying, backing off up to `refusedBackoffMaxMs`, so it comes back by itself
@@ -72,6 +74,8 @@ export class TickerConnection {
   private rotateTimer: NodeJS.Timeout | undefined;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private drained: (() => void) | null = null;
+  /** Why the replacement under way was opened, for the state detail once it takes over. */
+  private replacing = 'replaced the connection before the 24 h limit';
 
   constructor(
     private readonly url: string,
@@ -162,9 +166,9 @@ export class TickerConnection {
       const retiring = this.socket;
       this.socket = socket;
       this.replacement = null;
-      if (retiring) closePromptly(retiring, 'replaced before the 24 h limit');
+      if (retiring) closePromptly(retiring, this.replacing);
       this.armOpenTimers();
-      this.events.state('open', `${this.description}: replaced the connection before Binance's 24 h limit`);
+      this.events.state('open', `${this.description}: ${this.replacing}`);
       return;
     }
     if (socket !== this.socket) return;
@@ -243,11 +247,21 @@ export class TickerConnection {
   }
 
   private rotate(): void {
+    this.openReplacement('replaced the connection before the 24 h limit');
+  }
+
+  /**
+   * Opens a new connection now and closes this one once the new one is open (the server asked,
+   * with `serverShutdown`). Nothing happens while a replacement is already on its way.
+   */
+  replace(why: string): void {
+    this.openReplacement(`replaced the connection: ${why}`);
+  }
+
+  private openReplacement(why: string): void {
     if (this.stopped || this.replacement || !this.socket) return;
-    this.logger.info(
-      { source: this.source },
-      `${this.source}: opening a replacement connection before the 24 h limit`,
-    );
+    this.replacing = why;
+    this.logger.info({ source: this.source }, `${this.source}: opening a new connection (${why})`);
     this.replacement = this.openSocket();
   }
 

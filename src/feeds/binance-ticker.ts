@@ -19,7 +19,12 @@ export type TickerResult =
   | { kind: 'quote'; quote: Ticker }
   | { kind: 'rejected'; reason: string }
   /** A reply to a SUBSCRIBE-style request, or an error reply: not market data. */
-  | { kind: 'control'; error: string | null };
+  | { kind: 'control'; error: string | null }
+  /**
+   * `serverShutdown`: the server is about to close the connection and asks the client to open a
+   * new one (docs/sources.md, "Binance"). Not market data, and not bad data either.
+   */
+  | { kind: 'shutdown'; eventTime: number | null };
 
 /** Binance writes decimals as plain digits with an optional fraction, never with an exponent. */
 const DECIMAL = /^-?\d+(?:\.\d+)?$/;
@@ -91,6 +96,9 @@ export function parseTickerFrame(text: string, pairs: ReadonlySet<string>): Tick
     }
   }
   const data = event as Record<string, unknown>;
+  if (data.e === 'serverShutdown') {
+    return { kind: 'shutdown', eventTime: typeof data.E === 'number' ? data.E : null };
+  }
   if (data.e !== '24hrTicker') return rejected('unexpected-event');
   if (
     typeof record.stream === 'string' &&

@@ -12,6 +12,9 @@
  * - Refused (HTTP 451 or 403, Binance's geo-block) on a stream upgrade or on REST, the state is
  *   'refused' with Binance's message; the streams keep retrying with backoff capped at
  *   `refusedBackoffMaxMs` (default 5 min), so the source comes back by itself.
+ * - On `serverShutdown` the connection that received it is replaced make-before-break: the new
+ *   socket opens first, the old one keeps delivering prices until then (docs/sources.md,
+ *   "Binance"). The event is not market data and is not counted as a rejected tick.
  * - Validates every field it uses; invalid frames are counted through `listener.rejected` and
  *   never published. A price ×1000 is still a valid number and is passed on: judging jumps needs
  *   the last accepted price, so the collector's jump guard (`priceRejection`) rejects it.
@@ -124,12 +127,12 @@ export class BinanceFeed implements Feed {
           ? `${origin} (${streams.length} streams)`
           : `${origin} connection ${index + 1}/${groups.length} (${streams.length} streams)`;
       this.states.push('connecting');
-      const connection = new TickerConnection(
+      const connection: TickerConnection = new TickerConnection(
         `${base}/stream?streams=${streams.join('/')}`,
         description,
         this.timing,
         {
-          frame: (text) => this.onFrame(text),
+          frame: (text) => this.onFrame(text, connection),
           state: (state, detail) => this.onConnectionState(index, state, detail),
         },
         this.logger,
@@ -167,8 +170,15 @@ export class BinanceFeed implements Feed {
     if (this.started) this.report('closed', 'stopped');
   }
 
-  private onFrame(text: string): void {
-    this.handle(parseTickerFrame(text, this.pairs), 'stream');
+  private onFrame(text: string, connection: TickerConnection): void {
+    const result = parseTickerFrame(text, this.pairs);
+    if (result.kind === 'shutdown') {
+      // Binance asks for a new connection before it closes this one: make-before-break, so the
+      // old socket keeps delivering prices until the new one is open.
+      connection.replace('the server announced serverShutdown');
+      return;
+    }
+    this.handle(result, 'stream');
   }
 
   private handle(result: TickerResult, via: 'stream' | 'rest'): void {
@@ -188,6 +198,8 @@ export class BinanceFeed implements Feed {
           `${this.source}: rejected ticker data`,
         );
         this.listener.rejected(this.source, result.reason);
+        return;
+      case 'shutdown':
         return;
       case 'control':
         if (result.error)

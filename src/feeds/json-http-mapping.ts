@@ -1,22 +1,32 @@
 /**
  * The `json-http` source kind's mapping: where in any JSON document an exchange's quotes are, as
- * data. An exchange publishes its own panel's prices through nerkh by describing its document,
- * without writing an adapter:
+ * data (docs/sources.md#the-json-http-mapping). An exchange publishes its own panel's prices
+ * through nerkh by describing its document, without writing an adapter:
  *
- *   quotes: data.markets   # dot path to an array of objects, or to an object keyed by pair/symbol
- *   key: pair              # field holding the symbol or pair (omit for an object keyed by it)
- *   pair:                  # how a pair splits (omit when `key` holds a bare symbol)
- *     separator: "-"       #   BTC-USDT, btc_irt: base, separator, quote currency; or none:
- *     suffixes: { USDT: usdt, TMN: toman, IRT: toman, IRR: rial, RLS: rial }   # BTCTMN
- *   ask: sell              # path, inside one quote, of the sell (ask) price
- *   change: change24h      # optional: 24 h change in percent
- *   time: updated_at       # optional: ISO 8601 with a zone, or epoch seconds or milliseconds
- *   currency: toman        # the quote currency when no pair says it: usdt | toman | rial
+ *   envelope: { status: "ok" }   # optional: fields the whole document must carry, else it is unreadable
+ *   quotes: data.markets         # dot path to an array of objects, or to an object keyed by pair/symbol
+ *   key: pair                    # field holding the symbol or pair (omit for an object keyed by it),
+ *                                #   or two fields [base, quote]: [base_currency_symbol.en, quote_currency_symbol.en]
+ *   pair:                        # how a pair says its quote currency
+ *     separator: "-"             #   BTC-USDT, btc_irt: base, separator, quote code; or none: BTCTMN
+ *     suffixes: { USDT: usdt, TMN: toman, IRR: rial }   # every quote code and its unit, declared
+ *   ask: sell                    # path, inside one quote, of the sell (ask) price
+ *   change: change24h            # optional: 24 h change (in percent once scaled)
+ *   time: updated_at             # optional: ISO 8601 with a zone, or epoch seconds or milliseconds
+ *   currency: toman              # the unit when no pair says it: usdt | toman | rial
+ *   scale: { change: 100 }       # optional: multiply the ask or the change (a fraction → percent)
+ *   open_when: { isClosed: false }   # optional: fields a market must carry to be published
+ *
+ * With a source URL holding `{symbol}` (and `{quote}`), each market is its own document: the
+ * mapping then reads one quote at `quotes` (default: the document itself), e.g. `asks.0.0`.
+ *
+ * A unit is never guessed: `IRT` is toman on some exchanges and rial on Nobitex, so every quote
+ * code a pair may carry is declared in `pair.suffixes`, or the one unit in `currency`.
  *
  * A mapping is only ever read: paths are looked up as own properties of parsed JSON (plain data,
  * no prototype, no getters), so nothing in a mapping can run code or reach outside the document.
- * Names match case-insensitively; numbers may be JSON numbers or numeric strings; rial is turned
- * into toman (÷ 10).
+ * Paths match exactly as written; symbols, pairs and quote codes in the document match in any
+ * case. Numbers may be JSON numbers or numeric strings; rial is turned into toman (÷ 10).
  */
 import { type Static, Type } from 'typebox';
 import { tomanFromRial } from '../domain/pricing.ts';
@@ -27,11 +37,19 @@ import type { MarketRequest, QuoteCurrency } from './types.ts';
 /** `a.b.0.c`: property names (or array indexes) joined by dots, none empty. */
 const DotPath = Type.String({ pattern: '^[^.]+(\\.[^.]+)*$', description: 'dot path, e.g. data.markets' });
 const DocumentCurrency = Type.Union([Type.Literal('usdt'), Type.Literal('toman'), Type.Literal('rial')]);
+/** Fields a document or a market must carry, each with the exact JSON value it must have. */
+const Expected = Type.Record(
+  Type.String({ pattern: '^[^.]+(\\.[^.]+)*$', description: 'dot path, e.g. status' }),
+  Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]),
+  { minProperties: 1, maxProperties: 8 },
+);
+const Factor = Type.Number({ exclusiveMinimum: 0, maximum: 1e12 });
 
 export const JsonHttpMappingSchema = Type.Object(
   {
+    envelope: Type.Optional(Expected),
     quotes: Type.Optional(DotPath),
-    key: Type.Optional(DotPath),
+    key: Type.Optional(Type.Union([DotPath, Type.Array(DotPath, { minItems: 2, maxItems: 2 })])),
     pair: Type.Optional(
       Type.Object(
         {
@@ -50,6 +68,13 @@ export const JsonHttpMappingSchema = Type.Object(
     change: Type.Optional(DotPath),
     time: Type.Optional(DotPath),
     currency: Type.Optional(DocumentCurrency),
+    scale: Type.Optional(
+      Type.Object(
+        { ask: Type.Optional(Factor), change: Type.Optional(Factor) },
+        { additionalProperties: false },
+      ),
+    ),
+    open_when: Type.Optional(Expected),
   },
   { additionalProperties: false },
 );
@@ -57,22 +82,23 @@ export const JsonHttpMappingSchema = Type.Object(
 export type JsonHttpMapping = Static<typeof JsonHttpMappingSchema>;
 type DocumentCurrency = Static<typeof DocumentCurrency>;
 
-/** Quote codes understood when a pair mapping lists no `suffixes` of its own. */
-const DEFAULT_SUFFIXES: Readonly<Record<string, DocumentCurrency>> = {
-  USDT: 'usdt',
-  TMN: 'toman',
-  IRT: 'toman',
-  TOMAN: 'toman',
-  IRR: 'rial',
-  RLS: 'rial',
-  RIAL: 'rial',
-};
+/** `{symbol}` and `{quote}`: the placeholders a per-market URL may hold. */
+const PLACEHOLDER = /\{([^{}]*)\}/g;
+
+/** True when the source URL names one document per market (`…/orderbook/{symbol}_{quote}/`). */
+export function isUrlTemplate(url: string): boolean {
+  return url.includes('{symbol}');
+}
 
 /**
  * What the schema cannot say about a mapping that passed it, as JSON pointers relative to the
- * mapping with a message each (empty: the mapping is usable).
+ * mapping with a message each (empty: the mapping is usable). `url` is the source's, whose
+ * placeholders the mapping must be able to fill.
  */
-export function mappingProblems(mapping: JsonHttpMapping): { pointer: string; message: string }[] {
+export function mappingProblems(
+  mapping: JsonHttpMapping,
+  url?: string,
+): { pointer: string; message: string }[] {
   const problems: { pointer: string; message: string }[] = [];
   if (mapping.pair === undefined && mapping.currency === undefined) {
     problems.push({
@@ -85,6 +111,47 @@ export function mappingProblems(mapping: JsonHttpMapping): { pointer: string; me
       pointer: '/currency',
       message: 'the pair says the currency; remove `currency` or `pair`',
     });
+  }
+  if (mapping.pair !== undefined && mapping.pair.suffixes === undefined) {
+    problems.push({
+      pointer: '/pair',
+      message:
+        'declare every quote code and its unit in `suffixes`, e.g. { USDT: usdt, TMN: toman, IRR: rial }: nerkh never guesses a unit (IRT is toman on Bitpin and Tabdeal, rial on Nobitex)',
+    });
+  }
+  if (Array.isArray(mapping.key) && mapping.pair?.separator !== undefined) {
+    problems.push({
+      pointer: '/pair/separator',
+      message: 'a key of two fields [base, quote] is not split; remove `separator`',
+    });
+  }
+  if (url !== undefined && isUrlTemplate(url)) {
+    const names = [...url.matchAll(PLACEHOLDER)].map((match) => match[1]);
+    const unknown = names.filter((name) => name !== 'symbol' && name !== 'quote');
+    if (unknown.length > 0) {
+      problems.push({
+        pointer: '',
+        message: `the URL may hold {symbol} and {quote} only, not {${unknown.join('}, {')}}`,
+      });
+    }
+    if (mapping.key !== undefined) {
+      problems.push({
+        pointer: '/key',
+        message: 'with {symbol} in the URL each document is one market; remove `key`',
+      });
+    }
+    if (names.includes('quote') && mapping.pair?.suffixes === undefined) {
+      problems.push({
+        pointer: '',
+        message: 'the URL holds {quote}: declare the quote codes and their units in `pair.suffixes`',
+      });
+    }
+    if (!names.includes('quote') && mapping.currency === undefined) {
+      problems.push({
+        pointer: '',
+        message: 'the URL names no {quote}: say the unit of every document in `currency`',
+      });
+    }
   }
   return problems;
 }
@@ -121,17 +188,39 @@ function at(value: unknown, path: string | undefined): unknown {
   return current;
 }
 
+/** The first field of `expected` that `value` does not carry with exactly that value, or null. */
+function unmet(value: unknown, expected: Readonly<Record<string, unknown>> | undefined): string | null {
+  for (const [path, wanted] of Object.entries(expected ?? {})) {
+    if (at(value, path) !== wanted) return path;
+  }
+  return null;
+}
+
+/** The declared quote codes, upper case, with their units. */
+function quoteCodes(mapping: JsonHttpMapping): Map<string, DocumentCurrency> {
+  return new Map(
+    Object.entries(mapping.pair?.suffixes ?? {}).map(([code, unit]) => [code.toUpperCase(), unit]),
+  );
+}
+
 /** A symbol or pair split into the symbol and its document currency; a string says why not. */
 type Split = { symbol: string; currency: DocumentCurrency } | string;
 
-function pairSplitter(mapping: JsonHttpMapping): (name: string) => Split {
+function pairSplitter(mapping: JsonHttpMapping): (name: string, quote?: unknown) => Split {
   const { pair, currency } = mapping;
   if (pair === undefined) {
     return (name) => ({ symbol: name.toUpperCase(), currency: currency as DocumentCurrency });
   }
-  const suffixes = new Map(
-    Object.entries(pair.suffixes ?? DEFAULT_SUFFIXES).map(([code, value]) => [code.toUpperCase(), value]),
-  );
+  const suffixes = quoteCodes(mapping);
+  if (Array.isArray(mapping.key)) {
+    // A key of two fields: the base names the coin, the quote field the currency.
+    return (name, quote) => {
+      if (typeof quote !== 'string' || quote === '') return 'key-missing';
+      const unit = suffixes.get(quote.toUpperCase());
+      if (unit === undefined) return 'unknown-quote-currency';
+      return { symbol: name.toUpperCase(), currency: unit };
+    };
+  }
   const { separator } = pair;
   if (separator !== undefined) {
     return (name) => {
@@ -167,6 +256,24 @@ function epochMs(value: unknown): number | null {
   return Math.round(number < SECONDS_BELOW ? number * 1000 : number);
 }
 
+/** `value × factor` without binary noise: −0.0065 × 100 is −0.65, not −0.6499999999999999. */
+function scaled(value: number, factor: number | undefined): number {
+  return factor === undefined ? value : Number((value * factor).toPrecision(15));
+}
+
+/** The parsed document, or why it is not the exchange's answer at all. */
+function documentOf(text: string, mapping: JsonHttpMapping): { document: unknown } | BodyResult {
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch {
+    return unreadable('invalid-json');
+  }
+  // An exchange that answers 200 with `status: "failed"` has not answered with prices.
+  if (unmet(document, mapping.envelope) !== null) return unreadable('envelope-not-ok');
+  return { document };
+}
+
 /**
  * Reads a document with a mapping: pure, body text → the requested markets' quotes and the reason
  * each requested market that is not quoted was rejected. Entries nobody asked for are ignored.
@@ -177,20 +284,18 @@ export function parseJsonHttp(
   markets: readonly MarketRequest[],
   receivedAt: number,
 ): BodyResult {
-  let document: unknown;
-  try {
-    document = JSON.parse(text);
-  } catch {
-    return unreadable('invalid-json');
-  }
-  const container = at(document, mapping.quotes);
+  const parsed = documentOf(text, mapping);
+  if (!('document' in parsed)) return parsed;
+  const container = at(parsed.document, mapping.quotes);
+  const keyPath = Array.isArray(mapping.key) ? mapping.key[0] : mapping.key;
+  const quotePath = Array.isArray(mapping.key) ? mapping.key[1] : undefined;
   let items: [name: unknown, value: unknown][];
   if (Array.isArray(container)) {
-    if (mapping.key === undefined) return unreadable('quotes-are-a-list-but-no-key');
-    items = container.map((value) => [at(value, mapping.key), value]);
+    if (keyPath === undefined) return unreadable('quotes-are-a-list-but-no-key');
+    items = container.map((value) => [at(value, keyPath), value]);
   } else if (isRecord(container)) {
     items = Object.entries(container).map(([name, value]) =>
-      mapping.key === undefined ? [name, value] : [at(value, mapping.key), value],
+      keyPath === undefined ? [name, value] : [at(value, keyPath), value],
     );
   } else {
     return unreadable('quotes-missing');
@@ -206,7 +311,7 @@ export function parseJsonHttp(
       rejected.push('key-missing');
       continue;
     }
-    const parts = split(name);
+    const parts = split(name, quotePath === undefined ? undefined : at(value, quotePath));
     if (typeof parts === 'string') continue; // A market in some other currency: not ours.
     const currency: QuoteCurrency = parts.currency === 'usdt' ? 'usdt' : 'toman';
     const request = wanted.get(`${parts.symbol} ${currency}`);
@@ -224,24 +329,72 @@ export function parseJsonHttp(
   return { kind: 'read', quotes, rejected };
 }
 
+/**
+ * The quote code and unit a per-market URL asks for: the code declared for the request's
+ * currency (for toman, a toman code first, else a rial one), or `currency` when the URL names
+ * no quote. Null when the mapping declares none for that currency.
+ */
+export function marketQuoteCode(
+  mapping: JsonHttpMapping,
+  currency: QuoteCurrency,
+): { code: string; unit: DocumentCurrency } | null {
+  if (mapping.currency !== undefined) return { code: '', unit: mapping.currency };
+  const declared = Object.entries(mapping.pair?.suffixes ?? {});
+  const units: DocumentCurrency[] = currency === 'usdt' ? ['usdt'] : ['toman', 'rial'];
+  for (const unit of units) {
+    const match = declared.find(([, declaredUnit]) => declaredUnit === unit);
+    if (match) return { code: match[0], unit };
+  }
+  return null;
+}
+
+/** A per-market URL: `{symbol}` and `{quote}` filled in, each URL-encoded. */
+export function marketUrl(template: string, symbol: string, quoteCode: string): string {
+  return template.replace(PLACEHOLDER, (_whole, name: string) =>
+    encodeURIComponent(name === 'symbol' ? symbol : quoteCode),
+  );
+}
+
+/** Reads the one market a per-market URL answered: its quote sits at `quotes`, or is the document. */
+export function parseJsonHttpMarket(
+  text: string,
+  mapping: JsonHttpMapping,
+  request: MarketRequest,
+  unit: DocumentCurrency,
+  receivedAt: number,
+): BodyResult {
+  const parsed = documentOf(text, mapping);
+  if (!('document' in parsed)) return parsed;
+  const value = at(parsed.document, mapping.quotes);
+  if (value === undefined || value === null) return unreadable('quotes-missing');
+  const result = entryQuote(request, { documentCurrency: unit, value }, mapping, receivedAt);
+  return typeof result === 'string'
+    ? { kind: 'read', quotes: [], rejected: [result] }
+    : { kind: 'read', quotes: [result], rejected: [] };
+}
+
 function entryQuote(
   request: MarketRequest,
   entry: Entry,
   mapping: JsonHttpMapping,
   receivedAt: number,
 ): ParsedQuote | string {
+  // A closed or suspended market's last ask is not a price anyone can buy at.
+  if (unmet(entry.value, mapping.open_when) !== null) return 'market-closed';
   const rawAsk = at(entry.value, mapping.ask);
   if (rawAsk === undefined || rawAsk === null) return 'ask-missing';
-  const price = decimalValue(rawAsk);
-  if (price === null) return 'ask-not-a-number';
+  const quoted = decimalValue(rawAsk);
+  if (quoted === null) return 'ask-not-a-number';
+  const price = scaled(quoted, mapping.scale?.ask);
   const ask = entry.documentCurrency === 'rial' ? tomanFromRial(price) : price;
   if (ask <= 0) return 'ask-not-positive';
   let changePct: number | null = null;
   if (mapping.change !== undefined) {
     const change = at(entry.value, mapping.change);
     if (change !== undefined && change !== null) {
-      changePct = decimalValue(change);
-      if (changePct === null) return 'invalid-change';
+      const raw = decimalValue(change);
+      if (raw === null) return 'invalid-change';
+      changePct = scaled(raw, mapping.scale?.change);
     }
   }
   let tickTime = receivedAt;

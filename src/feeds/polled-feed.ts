@@ -4,7 +4,7 @@
  * which requests a round makes and how each body becomes quotes.
  */
 import type { Logger } from '../logger.ts';
-import { HttpPoller, type PollRequest } from './http-poll.ts';
+import { HttpPoller, type PollFallback, type PollRequest, type RateLimitReading } from './http-poll.ts';
 import type { Feed, FeedListener, MarketRequest } from './types.ts';
 
 export interface PolledFeedOptions {
@@ -41,16 +41,29 @@ export class PolledFeed implements Feed {
   readonly source: string;
   readonly #poller: HttpPoller;
 
-  constructor(options: PolledFeedOptions, requests: readonly PollRequest[], defaultMinPollMs: number) {
+  constructor(
+    options: PolledFeedOptions,
+    requests: readonly PollRequest[],
+    defaultMinPollMs: number,
+    /**
+     * What the kind's exchange asks of clients beyond HTTP (its User-Agent, its rate-limit body),
+     * `spread`: the requests take turns, one every `pollMs / requests.length`, instead of
+     * running back to back each round (one URL per market: the exchange sees an even rate), and
+     * `fallback`: what to read while the requests fail.
+     */
+    { spread = false, ...reading }: RateLimitReading & { spread?: boolean; fallback?: PollFallback } = {},
+  ) {
     this.source = options.name;
     this.#poller = new HttpPoller({
       source: options.name,
       requests,
+      spread,
       pollMs: options.pollMs,
       minPollMs: options.minPollMs ?? defaultMinPollMs,
       timeoutMs: options.timeoutMs ?? 5_000,
       backoffMaxMs: options.backoffMaxMs ?? 60_000,
       headers: options.headers,
+      ...reading,
       listener: options.listener,
       logger: options.logger,
     });

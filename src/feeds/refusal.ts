@@ -4,6 +4,8 @@
  * banned) will not change by retrying soon: coins it serves fail over at once.
  */
 
+import { STATUS_CODES } from 'node:http';
+
 /** Longest part of an error body quoted in a state detail. */
 const MAX_DETAIL_CHARS = 200;
 
@@ -28,8 +30,14 @@ function errorMessage(text: string): string {
   return text.replace(/\s+/g, ' ').trim().slice(0, MAX_DETAIL_CHARS);
 }
 
-/** `HTTP 451: Service unavailable from a restricted location …`, or `HTTP 451` for an empty body. */
+/**
+ * `HTTP 451: Service unavailable from a restricted location …`; for an empty body (Binance's 451 to
+ * a WebSocket upgrade has none, docs/sources.md, "Binance") the status's reason phrase:
+ * `HTTP 451 Unavailable For Legal Reasons`.
+ */
 export function httpErrorDetail(status: number, text: string): string {
   const message = errorMessage(text);
-  return message === '' ? `HTTP ${status}` : `HTTP ${status}: ${message}`;
+  if (message !== '') return `HTTP ${status}: ${message}`;
+  const phrase = STATUS_CODES[status];
+  return phrase ? `HTTP ${status} ${phrase}` : `HTTP ${status}`;
 }

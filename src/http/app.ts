@@ -5,14 +5,18 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import { Registry } from 'prom-client';
 import packageJson from '../../package.json' with { type: 'json' };
+import { loadCatalog } from '../collector/catalog-file.ts';
 import type { Config } from '../config.ts';
+import type { Catalog } from '../domain/catalog.ts';
 import type { Snapshot } from '../domain/rates.ts';
 import { KeyAuthenticator } from '../keys/authenticator.ts';
 import type { Limiters } from '../limiter/limiters.ts';
 import type { Logger } from '../logger.ts';
 import { HttpMetrics } from '../metrics/http-metrics.ts';
 import type { Probes } from '../metrics/probes.ts';
+import { KeyRequestWebhook } from '../site/key-request-webhook.ts';
 import { sitePagesByLanguage } from '../site/pages.ts';
+import { PendingKeyRequests } from '../site/pending-key-requests.ts';
 import { sitePlugin } from '../site/plugin.ts';
 import type {
   ApiKeyStore,
@@ -49,6 +53,8 @@ import type { NerkhApp } from './types.ts';
 export interface AppDeps {
   config: Config;
   logger: Logger;
+  /** The listed coins, for the website's English names; read from `NERKH_CATALOG` when not given. */
+  catalog?: Catalog;
   snapshots: SnapshotStore;
   collectorStatus: CollectorStatusStore;
   keys: ApiKeyStore;
@@ -81,6 +87,8 @@ export interface AppDeps {
   pollMs?: number;
   /** How often key last-use times are written (default 30 s). */
   lastUseFlushMs?: number;
+  /** How often the pending key requests are counted in the store (default 15 s). */
+  keyRequestsPollMs?: number;
   /** Invalid keys per client address per rate window before key checks pause (default 30). */
   failureLimit?: number;
   /**
@@ -175,6 +183,17 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
     });
     const { requests: limiter, failedKeys } = deps.limiters;
     const metrics = deps.metrics ?? new HttpMetrics(new Registry());
+    // Key requests waiting for the operator, and the webhook told of each new one
+    // (docs/operations.md#key-requests).
+    const pendingKeyRequests = new PendingKeyRequests({
+      store: deps.keyRequests,
+      logger,
+      ...(deps.keyRequestsPollMs === undefined ? {} : { pollMs: deps.keyRequestsPollMs }),
+    });
+    const webhook =
+      config.NERKH_REQUESTS_WEBHOOK_URL === undefined
+        ? undefined
+        : new KeyRequestWebhook({ url: config.NERKH_REQUESTS_WEBHOOK_URL, logger });
 
     // The API, the website and the discovery documents read the same snapshot and health judgement.
     const currentSnapshot = () => snapshots.current()?.snapshot ?? null;
@@ -188,6 +207,7 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
       releaseId: packageJson.version,
     });
     const pages = sitePagesByLanguage({
+      catalog: deps.catalog ?? loadCatalog(config.NERKH_CATALOG),
       settings: {
         publicUrl: config.publicUrl,
         disclaimer: config.NERKH_DISCLAIMER,
@@ -217,6 +237,7 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
       currentSnapshot,
       keyCache: () => authenticator.cacheCounts(),
       limiters: deps.limiters,
+      pendingKeyRequests: () => pendingKeyRequests.count(),
       clock,
     });
 
@@ -244,6 +265,10 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
       keyRequests: deps.keyRequests,
       formSecret: config.NERKH_FORM_SECRET ?? randomBytes(32),
       clock,
+      announce: (request) => {
+        void pendingKeyRequests.refresh();
+        webhook?.send(request);
+      },
     });
     await app.register(discoveryPlugin, { pages: pages.en });
 
@@ -266,17 +291,23 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
 
     await firstSnapshot;
     await authenticator.start();
+    await pendingKeyRequests.start();
     // A change heard of is read at once; the polls stay, so a feed that goes quiet costs a poll period.
+    // An approved key request issues a key: the pending count is read again then too.
     const unsubscribe = [
       deps.changes?.onChange('snapshot', () => void snapshotPoll.refresh()),
-      deps.changes?.onChange('keys', () => void authenticator.pollVersion()),
+      deps.changes?.onChange('keys', () => {
+        void authenticator.pollVersion();
+        void pendingKeyRequests.refresh();
+      }),
     ];
     app.addHook('onClose', async () => {
       for (const stopListening of unsubscribe) stopListening?.();
       stopOwnCommits?.();
       snapshotPoll.close();
       snapshots.close();
-      await authenticator.close();
+      pendingKeyRequests.close();
+      await Promise.all([authenticator.close(), webhook?.close()]);
     });
   } catch (error) {
     stopOwnCommits?.();

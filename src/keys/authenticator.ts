@@ -9,12 +9,17 @@ export interface AuthenticatedKey {
   readonly id: string;
   /** Per-key limit override, or null for the configured default. */
   readonly rateLimit: number | null;
+  /**
+   * Counts the key's rate-limit decision on a request, taken at `nowMs`, for its usage per day
+   * (docs/operations.md#usage-per-key): an increment in memory, written with the last use.
+   */
+  counted(allowed: boolean, nowMs: number): void;
 }
 
 /**
  * What the cache keeps of a valid key, and hands out as its identity: one small object per key,
- * since a busy service caches every key in use. It also holds the key's last use not yet written
- * (`KeyUse`).
+ * since a busy service caches every key in use. It also holds the key's last use and counts not
+ * yet written (`KeyUse`).
  */
 class ValidKey extends KeyUse implements AuthenticatedKey {
   /** Epoch ms, or null for a key that lasts until revoked. */

@@ -1,15 +1,36 @@
 import type { Logger } from '../logger.ts';
+import type { KeyDayUsage } from '../store/key-usage.ts';
 import type { ApiKeyStore } from '../store/types.ts';
 
+const msPerDay = 86_400_000;
+
+/** `YYYY-MM-DD` of a UTC day numbered from the epoch. */
+const dayOf = (day: number) => new Date(day * msPerDay).toISOString().slice(0, 10);
+
+/** A key's limit decisions on one UTC day (numbered from the epoch) not handed to the store yet. */
+interface DayCount {
+  day: number;
+  admitted: number;
+  refused: number;
+}
+
 /**
- * A key's last use as known in memory: a field write per request (where a map of pending uses
- * cost a map insertion), handed to the store by the writer below.
+ * A key's last use and its limit decisions per UTC day as known in memory: a field write or an
+ * increment per request (where a map of pending uses cost a map insertion and a lookup), handed
+ * to the store by the writer below (docs/operations.md#usage-per-key,
+ * docs/decisions/0039-usage-counted-on-the-cached-key.md).
  */
 export class KeyUse {
   /** Epoch ms of the last authenticated request. */
   #lastUsedMs = Number.NEGATIVE_INFINITY;
   /** `#lastUsedMs` as last handed to the store. */
   #writtenMs = Number.NEGATIVE_INFINITY;
+  /** The UTC day (from the epoch) the two counts below are of. */
+  #day = 0;
+  #admitted = 0;
+  #refused = 0;
+  /** Counts of earlier days not handed over yet: a day ended between two flushes (rare, so an array). */
+  #earlier: DayCount[] | undefined;
 
   constructor(readonly id: string) {}
 
@@ -18,12 +39,56 @@ export class KeyUse {
     this.#lastUsedMs = nowMs;
   }
 
+  /**
+   * Counts one rate-limit decision taken at `nowMs`: two comparisons and an increment, no
+   * allocation but once a day.
+   */
+  counted(allowed: boolean, nowMs: number): void {
+    const day = Math.floor(nowMs / msPerDay);
+    if (day !== this.#day) this.#startDay(day);
+    if (allowed) this.#admitted++;
+    else this.#refused++;
+  }
+
+  #startDay(day: number): void {
+    if (this.#admitted > 0 || this.#refused > 0) {
+      this.#earlier ??= [];
+      this.#earlier.push({ day: this.#day, admitted: this.#admitted, refused: this.#refused });
+    }
+    this.#day = day;
+    this.#admitted = 0;
+    this.#refused = 0;
+  }
+
   /** The last use not handed to the store yet, now counted as handed; undefined when there is none. */
   takePendingUse(): number | undefined {
     if (this.#lastUsedMs <= this.#writtenMs) return undefined;
     this.#writtenMs = this.#lastUsedMs;
     return this.#lastUsedMs;
   }
+
+  /** The decisions counted and not handed to the store yet, now counted as handed. */
+  takePendingCounts(into: (count: DayCount) => void): void {
+    if (this.#earlier !== undefined) {
+      for (const count of this.#earlier) into(count);
+      this.#earlier = undefined;
+    }
+    if (this.#admitted > 0 || this.#refused > 0) {
+      into({ day: this.#day, admitted: this.#admitted, refused: this.#refused });
+      this.#admitted = 0;
+      this.#refused = 0;
+    }
+  }
+}
+
+/** Keys that left the live ones kept for late counts between two flushes, at most. */
+const retiredBound = 10_000;
+
+/** What one key has pending for the store: its last use (epoch ms) and its counts by day. */
+interface Pending {
+  lastUsedMs: number | undefined;
+  /** UTC day (from the epoch) → counts. */
+  days: Map<number, DayCount>;
 }
 
 interface LastUseWriterOptions {
@@ -38,9 +103,12 @@ interface LastUseWriterOptions {
 }
 
 /**
- * Writes keys' last-use times to the store in one batch per `flushMs` and at close, so serving a
- * request never waits on a store write. The live keys hold their own last use (`KeyUse`); a key
- * that leaves them (a cache drop or eviction) hands its unwritten use over first (`keep`).
+ * Writes keys' last-use times and usage counts to the store in one batch per `flushMs` and at
+ * close, so serving a request never waits on a store write. The live keys hold their own last use
+ * and counts (`KeyUse`). A key that leaves them (a cache drop or eviction) is handed over
+ * (`keep`): what it holds is taken at once, and it is read again at the next two flushes, since
+ * a request that held it may still count a decision (a shared limiter answers later). A batch the
+ * store fails to write is kept for the next flush, so an outage loses no counts.
  */
 export class LastUseWriter {
   readonly #store: Pick<ApiKeyStore, 'recordApiKeyUse'>;
@@ -48,12 +116,15 @@ export class LastUseWriter {
   readonly #liveKeys: () => Iterable<KeyUse>;
   readonly #flushMs: number;
   readonly #flushChunk: number;
-  /**
-   * key id → epoch ms of last uses not yet written whose keys left the live ones; the live keys
-   * hold their own (`KeyUse`).
-   */
-  #pendingUse = new Map<string, number>();
+  /** Keys that left the live ones since the last flush. */
+  #retired = new Set<KeyUse>();
+  /** Keys that left the live ones before the last flush, read once more. */
+  #retiredBefore = new Set<KeyUse>();
+  /** Key id → what keys that left the live ones held, and what a failed write left to write. */
+  #pending = new Map<string, Pending>();
   #timer: NodeJS.Timeout | undefined;
+  /** The last flush asked for (it runs after the ones before it). */
+  #flushing: Promise<void> | undefined;
 
   constructor(options: LastUseWriterOptions) {
     this.#store = options.store;
@@ -75,29 +146,46 @@ export class LastUseWriter {
     await this.flush();
   }
 
-  /** Takes the last uses of `keys` not yet written, before the keys leave the live ones. */
+  /**
+   * Hands over `keys`, which leave the live ones: what they hold is taken now, and what a request
+   * still holding one counts later is taken at the next two flushes (for up to `retiredBound`
+   * keys between two flushes, so a storm of cache drops cannot pile them up).
+   */
   keep(keys: Iterable<KeyUse>): void {
     for (const key of keys) {
-      const lastUsedMs = key.takePendingUse();
-      if (lastUsedMs !== undefined) this.#pendingUse.set(key.id, lastUsedMs);
+      takeInto(this.#pending, key);
+      if (this.#retired.size < retiredBound) this.#retired.add(key);
     }
   }
 
   /**
-   * Writes the pending last-use times in transactions of at most `flushChunk` keys, letting
-   * requests run between them. The stores write off the event loop (SQLite on a thread of its
-   * own, PostgreSQL over the network), but the event loop builds and hands over each batch, and a
-   * batch of every key at once would stall every request in flight
+   * Writes the pending last-use times and counts in transactions of at most `flushChunk` keys,
+   * letting requests run between them. The stores write off the event loop (SQLite on a thread of
+   * its own, PostgreSQL over the network), but the event loop builds and hands over each batch,
+   * and a batch of every key at once would stall every request in flight
    * (docs/decisions/0037-background-work-in-small-steps.md).
    */
-  async flush(): Promise<void> {
-    this.keep(this.#liveKeys());
-    const batch = this.#pendingUse;
-    this.#pendingUse = new Map();
+  flush(): Promise<void> {
+    // One flush at a time: a flush asked for while another writes runs after it, so `close` (whose
+    // caller closes the store next) returns only once every batch taken so far is written.
+    const flushed = (this.#flushing ?? Promise.resolve()).then(() => this.#flushNow());
+    this.#flushing = flushed;
+    return flushed;
+  }
+
+  async #flushNow(): Promise<void> {
+    const batch = this.#pending;
+    this.#pending = new Map();
+    const retired = this.#retired;
+    this.#retired = new Set();
+    for (const keys of [this.#liveKeys(), retired, this.#retiredBefore]) {
+      for (const key of keys) takeInto(batch, key);
+    }
+    this.#retiredBefore = retired;
     if (batch.size === 0) return;
-    let chunk = new Map<string, string>();
-    for (const [id, ms] of batch) {
-      chunk.set(id, new Date(ms).toISOString());
+    let chunk = new Map<string, Pending>();
+    for (const [id, pending] of batch) {
+      chunk.set(id, pending);
       if (chunk.size === this.#flushChunk) {
         await this.#write(chunk);
         chunk = new Map();
@@ -107,11 +195,63 @@ export class LastUseWriter {
     if (chunk.size > 0) await this.#write(chunk);
   }
 
-  async #write(lastUsed: ReadonlyMap<string, string>): Promise<void> {
+  async #write(chunk: ReadonlyMap<string, Pending>): Promise<void> {
+    const lastUsed = new Map<string, string>();
+    const usage: KeyDayUsage[] = [];
+    for (const [keyId, pending] of chunk) {
+      if (pending.lastUsedMs !== undefined) lastUsed.set(keyId, new Date(pending.lastUsedMs).toISOString());
+      for (const { day, admitted, refused } of pending.days.values()) {
+        usage.push({ keyId, day: dayOf(day), admitted, refused });
+      }
+    }
     try {
-      await this.#store.recordApiKeyUse(lastUsed);
+      await this.#store.recordApiKeyUse(lastUsed, usage);
     } catch (error) {
-      this.#logger.error({ err: error }, 'writing API key last-use times failed');
+      this.#logger.error(
+        { err: error },
+        'writing API key last-use times and usage failed; kept for the next flush',
+      );
+      for (const [id, pending] of chunk) merge(this.#pending, id, pending);
     }
   }
+}
+
+/** Moves what `key` holds for the store into `batch`. */
+function takeInto(batch: Map<string, Pending>, key: KeyUse): void {
+  const lastUsedMs = key.takePendingUse();
+  let pending = batch.get(key.id);
+  key.takePendingCounts((count) => {
+    pending ??= pendingOf(batch, key.id);
+    addCount(pending.days, count);
+  });
+  if (lastUsedMs === undefined) return;
+  pending ??= pendingOf(batch, key.id);
+  pending.lastUsedMs = Math.max(pending.lastUsedMs ?? lastUsedMs, lastUsedMs);
+}
+
+function pendingOf(batch: Map<string, Pending>, id: string): Pending {
+  let pending = batch.get(id);
+  if (pending === undefined) {
+    pending = { lastUsedMs: undefined, days: new Map() };
+    batch.set(id, pending);
+  }
+  return pending;
+}
+
+function addCount(days: Map<number, DayCount>, count: DayCount): void {
+  const stored = days.get(count.day);
+  if (stored === undefined) days.set(count.day, { ...count });
+  else {
+    stored.admitted += count.admitted;
+    stored.refused += count.refused;
+  }
+}
+
+/** Adds `pending` (of key `id`) to what `into` holds for that key. */
+function merge(into: Map<string, Pending>, id: string, pending: Pending): void {
+  const target = pendingOf(into, id);
+  if (pending.lastUsedMs !== undefined) {
+    target.lastUsedMs = Math.max(target.lastUsedMs ?? pending.lastUsedMs, pending.lastUsedMs);
+  }
+  for (const count of pending.days.values()) addCount(target.days, count);
 }

@@ -10,6 +10,8 @@ export interface ApiMetricSources {
   currentSnapshot(): Snapshot | null;
   keyCache(): KeyCacheCounts;
   limiters: Pick<Limiters, 'sharedState' | 'redisErrors'>;
+  /** Key requests waiting for the operator, as last read from the store; undefined before the first read. */
+  pendingKeyRequests(): number | undefined;
   clock(): number;
 }
 
@@ -85,6 +87,15 @@ export class HttpMetrics {
       'Limit decisions Redis failed or did not answer in time, failed PINGs, connection errors and drops (with NERKH_REDIS_URL; else 0).',
       () => metrics.#sources?.limiters.redisErrors?.() ?? 0,
     );
+    new Gauge({
+      name: 'nerkh_key_requests_pending',
+      help: 'Key requests from the contact page waiting for the operator (nerkh requests), as the store holds them: the same on every instance.',
+      registers,
+      collect() {
+        const pending = metrics.#sources?.pendingKeyRequests();
+        if (pending !== undefined) this.set(pending);
+      },
+    });
     new Gauge({
       name: 'nerkh_snapshot_age_seconds',
       help: 'Age of the snapshot this instance serves (+Inf before the first commit: no data is the stalest).',

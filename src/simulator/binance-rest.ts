@@ -1,7 +1,7 @@
 /**
  * Binance REST `GET /api/v3/ticker/24hr` (`symbol=` or `symbols=[…]`, none for every pair)
  * (https://developers.binance.com/docs/binance-spot-api-docs/rest-api/market-data-endpoints),
- * with Binance's error codes for bad parameters.
+ * with `symbolStatus` and Binance's error codes for bad parameters.
  */
 import type { SimulatorFault } from './faults.ts';
 import { type HttpEndpoint, json, type UpstreamAnswer } from './http-endpoints.ts';
@@ -19,11 +19,22 @@ function tickers(
   if (symbol !== null && symbols !== null) {
     return json(400, { code: -1128, msg: 'Combination of optional parameters invalid.' });
   }
+  // Every simulated market is trading: `symbolStatus=TRADING` keeps them all, HALT or BREAK none.
+  const status = params.get('symbolStatus');
+  if (status !== null && !['TRADING', 'HALT', 'BREAK'].includes(status)) {
+    return json(400, { code: -1100, msg: "Illegal characters found in parameter 'symbolStatus'." });
+  }
+  const trading = status === null || status === 'TRADING';
   let selected: PairMarket[];
   let single = false;
   if (symbol !== null) {
     const market = markets.get(symbol);
     if (!market) return json(400, { code: -1121, msg: 'Invalid symbol.' });
+    if (!trading)
+      return json(400, {
+        code: -1220,
+        msg: "The symbol's status does not match the requested symbolStatus.",
+      });
     selected = [market];
     single = true;
   } else if (symbols !== null) {
@@ -46,6 +57,7 @@ function tickers(
   } else {
     selected = [...markets.values()];
   }
+  if (!trading) selected = [];
   if (fault === 'malformed') {
     const whole = JSON.stringify(selected.map((market) => restTicker(market, now, 'none')));
     return { status: 200, body: whole.slice(0, Math.floor(whole.length / 2)) };

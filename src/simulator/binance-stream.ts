@@ -2,7 +2,9 @@
  * Binance WebSocket market streams (https://developers.binance.com/docs/binance-spot-api-docs/web-socket-streams):
  * combined `/stream?streams=a/b`, raw `/ws/<stream>`, live SUBSCRIBE / UNSUBSCRIBE /
  * LIST_SUBSCRIPTIONS / SET_PROPERTY / GET_PROPERTY, ping frames every 20 s, disconnect without a
- * pong within a minute, a 24 h connection lifetime and the 5-incoming-messages-per-second limit.
+ * pong within a minute, a 24 h connection lifetime, the 5-incoming-messages-per-second limit, the
+ * `serverShutdown` event before a server closes its connections, and an empty-bodied HTTP 451 to
+ * an upgrade from a refused location (docs/sources.md, "Binance").
  */
 import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -10,7 +12,7 @@ import { type RawData, WebSocket, WebSocketServer } from 'ws';
 import type { Logger } from '../logger.ts';
 import type { Faults } from './faults.ts';
 import type { PairMarket } from './market.ts';
-import { BINANCE_GEO_BLOCK, malformedTickerFrame, tickerEvent } from './wire.ts';
+import { malformedTickerFrame, tickerEvent } from './wire.ts';
 
 interface BinanceStreamOptions {
   faults: Faults;
@@ -26,7 +28,19 @@ interface BinanceStreamOptions {
 /** Binance: "A single connection can listen to a maximum of 1024 streams." */
 const MAX_STREAMS_PER_CONNECTION = 1024;
 
+/** When a stream connection opened or closed, as the server saw it. */
+export interface ConnectionEvent {
+  at: number;
+  /** Numbered from 1 in the order connections opened. */
+  connection: number;
+  event: 'open' | 'close';
+}
+
+/** The connection log keeps this many events; older ones are dropped. */
+const CONNECTION_LOG_SIZE = 1000;
+
 interface Session {
+  readonly id: number;
   readonly ws: WebSocket;
   readonly streams: Set<string>;
   combined: boolean;
@@ -57,6 +71,8 @@ export class BinanceStream {
   private readonly logger: Logger | undefined;
   /** Which corrupt frame the `malformed` fault sends next. */
   private malformedVariant = 0;
+  private connectionsOpened = 0;
+  private readonly log: ConnectionEvent[] = [];
 
   constructor(private readonly options: BinanceStreamOptions) {
     this.faults = options.faults;
@@ -77,6 +93,16 @@ export class BinanceStream {
   /** Open WebSocket connections. */
   get connectionCount(): number {
     return this.sessions.size;
+  }
+
+  /** The last opens and closes of stream connections, oldest first. */
+  connectionLog(): ConnectionEvent[] {
+    return [...this.log];
+  }
+
+  private record(connection: number, event: ConnectionEvent['event']): void {
+    this.log.push({ at: Date.now(), connection, event });
+    if (this.log.length > CONNECTION_LOG_SIZE) this.log.shift();
   }
 
   /** Sends the pair's ticker event to every connection subscribed to its stream. */
@@ -102,6 +128,24 @@ export class BinanceStream {
         session.ws.send(rawFrame);
       }
     }
+  }
+
+  /**
+   * Binance's `serverShutdown`: every open connection gets the event (raw or combined, as it
+   * streams), and is closed `closeAfterMs` later; connections opened since are not affected.
+   * Returns how many connections were told.
+   */
+  announceShutdown(closeAfterMs: number): number {
+    const eventTime = Date.now();
+    const event = { e: 'serverShutdown', E: eventTime };
+    const doomed = [...this.sessions].filter((session) => session.ws.readyState === WebSocket.OPEN);
+    for (const session of doomed) {
+      session.ws.send(JSON.stringify(session.combined ? { stream: '!serverShutdown', data: event } : event));
+      const timer = setTimeout(() => session.ws.close(1001, 'server shutdown'), closeAfterMs);
+      session.ws.once('close', () => clearTimeout(timer));
+    }
+    this.logger?.info({ connections: doomed.length, closeAfterMs }, 'simulator: serverShutdown sent');
+    return doomed.length;
   }
 
   /** The HTTP server's `upgrade` event. */
@@ -145,7 +189,8 @@ export class BinanceStream {
       return;
     }
     if (fault === 'geo-block') {
-      rejectUpgrade(socket, 451, BINANCE_GEO_BLOCK);
+      // Binance's REST 451 carries its message; the upgrade's 451 has an empty body.
+      rejectUpgrade(socket, 451, null);
       return;
     }
     this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, streams, combined));
@@ -163,7 +208,9 @@ export class BinanceStream {
       ws.terminate();
       return;
     }
+    this.connectionsOpened += 1;
     const session: Session = {
+      id: this.connectionsOpened,
       ws,
       streams: new Set(streams),
       combined,
@@ -177,6 +224,7 @@ export class BinanceStream {
       incomingTimes: [],
     };
     this.sessions.add(session);
+    this.record(session.id, 'open');
     this.logger?.info(
       { streams: streams.length, combined, open: this.sessions.size },
       'simulator client connected',
@@ -195,6 +243,7 @@ export class BinanceStream {
       clearTimeout(session.lifetimeTimer);
       this.clearPongDeadline(session);
       this.sessions.delete(session);
+      this.record(session.id, 'close');
       this.logger?.info({ open: this.sessions.size }, 'simulator client disconnected');
     });
   }
@@ -236,14 +285,15 @@ export class BinanceStream {
 function rejectUpgrade(
   socket: Duplex,
   status: number,
+  /** Null: an empty body. */
   body: unknown,
   headers: Record<string, string> = {},
 ): void {
-  const text = JSON.stringify(body);
+  const text = body === null ? '' : JSON.stringify(body);
   const lines = [
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
     'Connection: close',
-    'Content-Type: application/json;charset=UTF-8',
+    ...(body === null ? [] : ['Content-Type: application/json;charset=UTF-8']),
     `Content-Length: ${Buffer.byteLength(text)}`,
     ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
   ];

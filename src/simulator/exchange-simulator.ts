@@ -1,7 +1,8 @@
 /**
  * A local exchange that speaks the upstream wire formats nerkh consumes, on one port: the Binance
  * stream (`binance-stream.ts`), Binance REST (`binance-rest.ts`), Nobitex (`nobitex.ts`), Wallex
- * (`wallex.ts`), a made-up exchange's JSON document for the json-http kind (`panel.ts`) and the
+ * (`wallex.ts`), a made-up exchange's JSON document for the json-http kind (`panel.ts`), Ramzinex,
+ * Bitpin and Tabdeal as the json-http presets read them (`iran-exchanges.ts`) and the
  * fault control surface (`fault-control.ts`), over one simulated market (`market.ts`): every
  * exchange quotes the same coins, toman = usdt × tether's toman ask and rial = toman × 10
  * (`quoted-markets.ts`), so tests can predict what nerkh publishes from any of them.
@@ -14,7 +15,7 @@ import type { Catalog } from '../domain/catalog.ts';
 import type { Logger } from '../logger.ts';
 import { urlHost } from '../net/url-host.ts';
 import { binanceRest } from './binance-rest.ts';
-import { BinanceStream } from './binance-stream.ts';
+import { BinanceStream, type ConnectionEvent } from './binance-stream.ts';
 import { FAULT_CONTROL_PATH, serveFaultControl } from './fault-control.ts';
 import {
   type FaultState,
@@ -24,6 +25,7 @@ import {
   type SimulatorFault,
 } from './faults.ts';
 import { type HttpEndpoint, HttpEndpoints, json, sendJson } from './http-endpoints.ts';
+import { bitpin, ramzinex, tabdeal } from './iran-exchanges.ts';
 import {
   createPairMarket,
   createTetherMarket,
@@ -38,10 +40,10 @@ import {
   TETHER_INTERVAL_MS,
   type TetherMarket,
 } from './market.ts';
-import { nobitex } from './nobitex.ts';
+import { type NobitexCondition, type NobitexEndpoint, nobitex } from './nobitex.ts';
 import { PANEL_PATH, panel } from './panel.ts';
 import { formatPrice, type ListedCoin, quoteIn, tetherInToman } from './quoted-markets.ts';
-import { wallex } from './wallex.ts';
+import { type WallexEndpoints, type WallexMarketsCondition, wallex } from './wallex.ts';
 
 export interface SimulatorOptions {
   /** Every entry with a pair gets a random-walk price. */
@@ -83,6 +85,8 @@ export class ExchangeSimulator {
   private readonly stream: BinanceStream;
   private readonly http: HttpEndpoints;
   private readonly endpoints: ReadonlyMap<string, HttpEndpoint>;
+  private readonly nobitex: NobitexEndpoint;
+  private readonly wallex: WallexEndpoints;
   private autoTickTimer: NodeJS.Timeout | undefined;
 
   static async start(options: SimulatorOptions): Promise<ExchangeSimulator> {
@@ -118,12 +122,18 @@ export class ExchangeSimulator {
       logger: options.logger,
     });
     this.http = new HttpEndpoints(this.faults, retryAfterSeconds);
+    this.nobitex = nobitex(this.coins, this.tether);
+    this.wallex = wallex(this.coins, this.tether, tetherNameFa);
     this.endpoints = new Map(
       [
         binanceRest(this.markets),
-        nobitex(this.coins, this.tether),
-        wallex(this.coins, this.tether, tetherNameFa),
+        this.nobitex,
+        this.wallex.markets,
+        this.wallex.depth,
         panel(this.coins, this.tether),
+        ramzinex(this.coins, this.tether),
+        bitpin(this.coins, this.tether),
+        tabdeal(this.coins, this.tether),
       ].map((endpoint) => [endpoint.path, endpoint]),
     );
     this.server = http.createServer((req, res) => this.onRequest(req, res));
@@ -165,8 +175,13 @@ export class ExchangeSimulator {
     return `http://${this.origin}`;
   }
 
-  /** Wallex base: `/v1/markets`. */
+  /** Wallex base: `/v1/markets`, `/v1/depth?symbol=…`. */
   get wallexBaseUrl(): string {
+    return `http://${this.origin}`;
+  }
+
+  /** Ramzinex, Bitpin and Tabdeal bases, for the json-http presets (`iran-exchanges.ts`). */
+  get iranExchangesBaseUrl(): string {
     return `http://${this.origin}`;
   }
 
@@ -178,6 +193,11 @@ export class ExchangeSimulator {
   /** Open WebSocket connections. */
   get connectionCount(): number {
     return this.stream.connectionCount;
+  }
+
+  /** The last opens and closes of Binance stream connections as the server saw them, oldest first. */
+  binanceConnectionLog(): ConnectionEvent[] {
+    return this.stream.connectionLog();
   }
 
   /** Current fault of each exchange. */
@@ -211,6 +231,23 @@ export class ExchangeSimulator {
     return String(this.tether.bestSell);
   }
 
+  /**
+   * How Nobitex answers for `markets` (`btc-rls`, `usdt-rls`; none given: every market):
+   * `placeholders` as it was recorded answering (`"latest": "0E-10"`, `"dayChange": "-100.00"`),
+   * `closed` with `isClosed: true`, `normal` again.
+   */
+  setNobitexCondition(condition: NobitexCondition, markets?: readonly string[]): void {
+    this.nobitex.setCondition(condition, markets);
+  }
+
+  /**
+   * How Wallex's `/v1/markets` answers: `slow` (after `delayMs`), `gone` (404), `normal`; its
+   * order books, `/v1/depth`, answer as ever.
+   */
+  setWallexMarkets(condition: WallexMarketsCondition): void {
+    this.wallex.setMarketsCondition(condition);
+  }
+
   /** Sets the Nobitex bestSell (a whole number of rial, as a string). */
   setUsdtBestSellRial(rial: string): void {
     if (!/^[1-9]\d*$/.test(rial))
@@ -235,6 +272,14 @@ export class ExchangeSimulator {
     const eventTime = Date.now();
     this.stream.publish(market, eventTime);
     return eventTime;
+  }
+
+  /**
+   * Binance's `serverShutdown` on every open stream connection, each closed `closeAfterMs` later
+   * (default 1 000). Returns how many connections were told.
+   */
+  announceBinanceShutdown(closeAfterMs = 1_000): number {
+    return this.stream.announceShutdown(closeAfterMs);
   }
 
   async stop(): Promise<void> {
@@ -276,8 +321,12 @@ export class ExchangeSimulator {
       serveFaultControl(req, res, this.faults);
       return;
     }
-    const endpoint = this.endpoints.get(url.pathname);
-    if (endpoint) this.http.serve(endpoint, req, res, url.searchParams);
+    const endpoint =
+      this.endpoints.get(url.pathname) ??
+      [...this.endpoints.values()].find(
+        (candidate) => candidate.pathPrefix && url.pathname.startsWith(candidate.path),
+      );
+    if (endpoint) this.http.serve(endpoint, req, res, url.searchParams, url.pathname);
     else sendJson(res, json(404, { error: 'not found' }));
   }
 }

@@ -11,6 +11,8 @@ export interface UpstreamAnswer {
   status: number;
   body: string;
   headers?: Record<string, string>;
+  /** Sent this long after the request, as a slow upstream does. */
+  delayMs?: number;
 }
 
 export interface HttpEndpoint {
@@ -18,8 +20,10 @@ export interface HttpEndpoint {
   readonly exchange: Exchange;
   /** The path it answers, e.g. `/api/v3/ticker/24hr`. */
   readonly path: string;
-  /** The answer under any fault but the connection faults above. */
-  answer(params: URLSearchParams, fault: SimulatorFault): UpstreamAnswer;
+  /** True: it answers every path under `path` (one document per market, e.g. `…/orderbook/BTC_IRT/`). */
+  readonly pathPrefix?: boolean;
+  /** The answer under any fault but the connection faults above; `pathname` is the request's. */
+  answer(params: URLSearchParams, fault: SimulatorFault, pathname?: string): UpstreamAnswer;
   /** The exchange's reply when it rate-limits; `headers` carry `retry-after`. */
   rateLimited(headers: Record<string, string>): UpstreamAnswer;
   /** The exchange's reply when it is down. */
@@ -58,13 +62,19 @@ export class HttpEndpoints {
     faults.onChange(() => this.releaseHeld());
   }
 
-  serve(endpoint: HttpEndpoint, req: IncomingMessage, res: ServerResponse, params: URLSearchParams): void {
+  serve(
+    endpoint: HttpEndpoint,
+    req: IncomingMessage,
+    res: ServerResponse,
+    params: URLSearchParams,
+    pathname?: string,
+  ): void {
     if (req.method !== 'GET') {
       sendJson(res, json(405, { error: 'method not allowed' }, { allow: 'GET' }));
       return;
     }
     const { exchange } = endpoint;
-    const answer = () => endpoint.answer(params, this.faults.of(exchange));
+    const answer = () => endpoint.answer(params, this.faults.of(exchange), pathname);
     switch (this.faults.of(exchange)) {
       case 'drop':
         req.socket.destroy();
@@ -81,8 +91,17 @@ export class HttpEndpoints {
       case 'geo-block':
         sendJson(res, endpoint.geoBlocked());
         return;
-      default:
-        sendJson(res, answer());
+      default: {
+        const now = answer();
+        if (now.delayMs === undefined) {
+          sendJson(res, now);
+          return;
+        }
+        const timer = setTimeout(() => {
+          if (!res.destroyed) sendJson(res, now);
+        }, now.delayMs);
+        res.once('close', () => clearTimeout(timer));
+      }
     }
   }
 

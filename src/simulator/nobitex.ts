@@ -1,21 +1,51 @@
 /**
- * Nobitex `GET /market/stats` (https://apidocs.nobitex.ir, «آمار بازار»): every simulated coin in
- * its rial (`btc-rls`) and tether (`btc-usdt`) market, and tether's own `usdt-rls` book, with
- * Nobitex's error bodies. `srcCurrency` and `dstCurrency` are optional comma lists; absent means
+ * Nobitex `GET /market/stats` (docs/sources.md, "Nobitex"): every simulated coin in its rial
+ * (`btc-rls`) and tether (`btc-usdt`) market, and tether's own `usdt-rls` book, with Nobitex's
+ * envelope (`status: "ok"`, and the deprecated `global` block of Binance prices the docs say is
+ * still sent) and Nobitex's error bodies: a 429 says its wait in the body (`backOff`, seconds) and
+ * sends no `Retry-After`. `srcCurrency` and `dstCurrency` are optional comma lists; absent means
  * every market. Rial prices are the coins' toman prices × 10 (`quoted-markets.ts`).
+ *
+ * A market's condition can be set apart from the faults (`setCondition`): `placeholders` answers
+ * as Nobitex was recorded answering (`"latest": "0E-10"`, `"dayClose": "0E-10"`,
+ * `"dayChange": "-100.00"`), `closed` marks the market `isClosed: true`.
  */
 import type { SimulatorFault } from './faults.ts';
 import { type HttpEndpoint, json, type UpstreamAnswer } from './http-endpoints.ts';
 import type { TetherMarket } from './market.ts';
-import { type ListedCoin, quoteIn } from './quoted-markets.ts';
+import { formatPrice, type ListedCoin, quoteIn } from './quoted-markets.ts';
 import { coinStats, malformedBody, tetherStats } from './wire.ts';
 
 type Stats = Record<string, Record<string, unknown>>;
 
+/** How a market answers, apart from the faults. */
+export type NobitexCondition = 'normal' | 'placeholders' | 'closed';
+
+export interface NobitexEndpoint extends HttpEndpoint {
+  /** `markets` are `stats` keys (`btc-rls`, `usdt-rls`); none given: every market. */
+  setCondition(condition: NobitexCondition, markets?: readonly string[]): void;
+}
+
+/** The placeholders Nobitex was recorded sending (test/fixtures/nobitex/README.md). */
+function withCondition(stats: Record<string, unknown>, condition: NobitexCondition): Record<string, unknown> {
+  switch (condition) {
+    case 'placeholders':
+      return { ...stats, latest: '0E-10', dayClose: '0E-10', dayChange: '-100.00' };
+    case 'closed':
+      return { ...stats, isClosed: true };
+    default:
+      return stats;
+  }
+}
+
 /** The market stats of `coins` and of `tether`, the usdt-rls book. */
-export function nobitex(coins: readonly ListedCoin[], tether: TetherMarket): HttpEndpoint {
+export function nobitex(coins: readonly ListedCoin[], tether: TetherMarket): NobitexEndpoint {
   /** Which corrupt body the `malformed` fault sends next. */
   let malformedVariant = 0;
+  /** Conditions set per market; `everyMarket` applies where none is set. */
+  const conditions = new Map<string, NobitexCondition>();
+  let everyMarket: NobitexCondition = 'normal';
+  const conditionOf = (key: string) => conditions.get(key) ?? everyMarket;
 
   function markets(params: URLSearchParams, fault: SimulatorFault): Stats {
     const wanted = (name: string, value: string) => {
@@ -23,20 +53,35 @@ export function nobitex(coins: readonly ListedCoin[], tether: TetherMarket): Htt
       return list === null || list.split(',').some((item) => item.trim().toLowerCase() === value);
     };
     const stats: Stats = {};
+    const add = (key: string, entry: Record<string, unknown>) => {
+      stats[key] = withCondition(entry, conditionOf(key));
+    };
     if (wanted('srcCurrency', 'usdt') && wanted('dstCurrency', 'rls')) {
-      stats['usdt-rls'] = tetherStats(tether, fault);
+      add('usdt-rls', tetherStats(tether, fault));
     }
     for (const coin of coins) {
       const src = coin.symbol.toLowerCase();
       if (!wanted('srcCurrency', src)) continue;
       if (wanted('dstCurrency', 'rls')) {
-        stats[`${src}-rls`] = coinStats(quoteIn(coin.symbol, coin.market, 'rial', tether), fault);
+        add(`${src}-rls`, coinStats(quoteIn(coin.symbol, coin.market, 'rial', tether), fault));
       }
       if (wanted('dstCurrency', 'usdt')) {
-        stats[`${src}-usdt`] = coinStats(quoteIn(coin.symbol, coin.market, 'usdt', tether), fault);
+        add(`${src}-usdt`, coinStats(quoteIn(coin.symbol, coin.market, 'usdt', tether), fault));
       }
     }
     return stats;
+  }
+
+  /** The deprecated `global.binance` block: each coin's last Binance price in tether, a JSON number. */
+  function global(): Record<string, Record<string, number>> {
+    const binance: Record<string, number> = {};
+    for (const coin of coins) {
+      binance[coin.symbol.toLowerCase()] = Number(
+        formatPrice(quoteIn(coin.symbol, coin.market, 'usdt', tether).last),
+      );
+    }
+    binance.usdt = 1;
+    return { binance };
   }
 
   function answer(params: URLSearchParams, fault: SimulatorFault): UpstreamAnswer {
@@ -46,21 +91,31 @@ export function nobitex(coins: readonly ListedCoin[], tether: TetherMarket): Htt
         (withoutAsk) => ({
           status: 'ok',
           stats: Object.fromEntries(Object.entries(stats).map(([key, entry]) => [key, withoutAsk(entry)])),
+          global: global(),
         }),
         'bestSell',
         malformedVariant++,
       );
       return { status: 200, body };
     }
-    return json(200, { status: 'ok', stats: markets(params, fault) });
+    return json(200, { status: 'ok', stats: markets(params, fault), global: global() });
   }
 
   return {
     exchange: 'nobitex',
     path: '/market/stats',
     answer,
-    rateLimited: (headers) =>
-      json(429, { status: 'failed', code: 'TooManyRequests', message: 'Too many requests' }, headers),
+    // Nobitex's documented 429: the wait in `backOff` (seconds), no Retry-After header.
+    rateLimited: (headers) => {
+      const seconds = Number(headers['retry-after'] ?? 1);
+      return json(429, {
+        status: 'failed',
+        code: 'TooManyRequests',
+        message: `تعداد درخواست شما بیش از حد معمول تشخیص داده شده. لطفا ${seconds} ثانیه صبر نمایید.`,
+        backOff: seconds,
+        limit: 20,
+      });
+    },
     unavailable: () => json(503, { status: 'failed', message: 'Service Unavailable' }),
     geoBlocked: () =>
       json(451, {
@@ -68,5 +123,18 @@ export function nobitex(coins: readonly ListedCoin[], tether: TetherMarket): Htt
         code: 'UnavailableForLegalReasons',
         message: 'Unavailable for legal reasons',
       }),
+    setCondition(condition, keys) {
+      if (keys === undefined) {
+        everyMarket = condition;
+        conditions.clear();
+        return;
+      }
+      for (const key of keys) {
+        if (!/^[a-z0-9_]+-(?:rls|usdt)$/.test(key)) {
+          throw new Error(`"${key}" is not a Nobitex market key like btc-rls`);
+        }
+        conditions.set(key, condition);
+      }
+    },
   };
 }

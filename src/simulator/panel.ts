@@ -12,7 +12,7 @@
  * `sell` the ask and `buy` the bid as strings, `change24h` a number, `updated_at` the answer time
  * in ISO 8601. A sources file reads it with the mapping
  *
- *   { quotes: data.markets, key: pair, pair: { separator: "-" }, ask: sell, change: change24h, time: updated_at }
+ *   { quotes: data.markets, key: pair, pair: { separator: "-", suffixes: { TMN: toman, USDT: usdt } }, ask: sell, change: change24h, time: updated_at }
  */
 import type { SimulatorFault } from './faults.ts';
 import { type HttpEndpoint, json, type UpstreamAnswer } from './http-endpoints.ts';

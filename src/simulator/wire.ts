@@ -167,7 +167,7 @@ export const BINANCE_GEO_BLOCK = {
 };
 
 /** A price as sent under the current fault: `negative` → "-…", `nan` → "NaN", `absurd` → ×1000. */
-function faultyPrice(price: Price, fault: SimulatorFault): string {
+export function faultyPrice(price: Price, fault: SimulatorFault): string {
   switch (fault) {
     case 'negative':
       return `-${formatPrice(price)}`;

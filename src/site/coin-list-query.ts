@@ -3,7 +3,7 @@ import type { RateRow } from '../domain/rates.ts';
 
 /**
  * The coins list's filter and sort, read from the query string so they work as plain links and a
- * GET form, without script: `?q=` keeps the rows whose symbol or Persian name contains the text,
+ * GET form, without script: `?q=` keeps the rows whose symbol, English or Persian name contains the text,
  * `?sort=` and `?order=` order them. Bad values are refused by the route's schema (400 problem).
  */
 
@@ -11,7 +11,7 @@ export const coinSortKeys = ['symbol', 'name', 'usdt', 'toman', 'change', 'as_of
 export type CoinSortKey = (typeof coinSortKeys)[number];
 export type SortOrder = 'asc' | 'desc';
 
-/** The longest filter text accepted: longer than any symbol or Persian name in a catalog. */
+/** The longest filter text accepted: longer than any symbol or name in a catalog. */
 export const maxFilterLength = 40;
 
 export const CoinListQuerySchema = Type.Object({
@@ -57,8 +57,9 @@ export function sortedBy(query: CoinListQuery, sort: CoinSortKey): CoinListQuery
 }
 
 /**
- * Folds the ways one Persian name is typed: Arabic yeh and kaf (common on Arabic keyboards) as
- * Persian ones, and ZWNJ and spaces left out, so "بیت کوین", "بیتکوین" and "بيت‌كوين" all find بیت‌کوین.
+ * Folds the ways one name is typed: case, Arabic yeh and kaf (common on Arabic keyboards) as
+ * Persian ones, and ZWNJ and spaces left out, so "بیت کوین", "بیتکوین" and "بيت‌كوين" all find
+ * بیت‌کوین, and "bit coin" and "BITCOIN" find Bitcoin.
  */
 function foldForSearch(text: string): string {
   return text
@@ -69,14 +70,28 @@ function foldForSearch(text: string): string {
     .toLowerCase();
 }
 
-const sortValue: Record<CoinSortKey, (row: RateRow) => string | number | null> = {
-  symbol: (row) => row.symbol,
-  name: (row) => row.name_fa,
-  usdt: (row) => row.sell_usdt,
-  toman: (row) => row.sell_irt,
-  change: (row) => row.change_24h,
-  as_of: (row) => Date.parse(row.as_of),
-};
+/**
+ * The names a list is filtered and sorted by: the rows' Persian names, and the catalog's English
+ * ones (the API's rate record carries no English name). `language` is the page's: its name column
+ * is sorted by the name it shows.
+ */
+export interface CoinNames {
+  english(symbol: string): string | undefined;
+  language: 'en' | 'fa';
+}
+
+function sortValues(names: CoinNames): Record<CoinSortKey, (row: RateRow) => string | number | null> {
+  return {
+    symbol: (row) => row.symbol,
+    // English names are compared without case: `dYdX` and `eCash` among `Dash` and `Ethereum`.
+    name: (row) =>
+      names.language === 'en' ? (names.english(row.symbol) ?? row.symbol).toLowerCase() : row.name_fa,
+    usdt: (row) => row.sell_usdt,
+    toman: (row) => row.sell_irt,
+    change: (row) => row.change_24h,
+    as_of: (row) => Date.parse(row.as_of),
+  };
+}
 
 /**
  * Persian alphabetical order (پ after ب, گ after ک), which code points do not give. Made on the
@@ -90,15 +105,17 @@ function compareText(left: string, right: string, persian: boolean): number {
 }
 
 /** The rows the query keeps, in its order; rows without a value for the sort column come last. */
-export function listCoins(rows: readonly RateRow[], query: CoinListQuery): RateRow[] {
+export function listCoins(rows: readonly RateRow[], query: CoinListQuery, names: CoinNames): RateRow[] {
   const wanted = foldForSearch(query.q);
   const kept =
     wanted === ''
       ? [...rows]
-      : rows.filter(
-          (row) => foldForSearch(row.symbol).includes(wanted) || foldForSearch(row.name_fa).includes(wanted),
+      : rows.filter((row) =>
+          [row.symbol, row.name_fa, names.english(row.symbol) ?? ''].some((name) =>
+            foldForSearch(name).includes(wanted),
+          ),
         );
-  const keyOf = sortValue[query.sort];
+  const keyOf = sortValues(names)[query.sort];
   const direction = query.order === 'asc' ? 1 : -1;
   return kept.sort((a, b) => {
     const left = keyOf(a);
@@ -106,7 +123,7 @@ export function listCoins(rows: readonly RateRow[], query: CoinListQuery): RateR
     if (left === null || right === null) return left === right ? 0 : left === null ? 1 : -1;
     const order =
       typeof left === 'string'
-        ? compareText(left, right as string, query.sort === 'name')
+        ? compareText(left, right as string, query.sort === 'name' && names.language === 'fa')
         : left - (right as number);
     return order * direction || compareText(a.symbol, b.symbol, false);
   });

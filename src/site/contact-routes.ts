@@ -3,6 +3,7 @@ import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { problem } from '../http/errors/catalog.ts';
 import { clientNetwork } from '../net/client-network.ts';
+import type { KeyRequest } from '../store/key-request.ts';
 import type { KeyRequestStore } from '../store/types.ts';
 import {
   emptyValues,
@@ -32,6 +33,11 @@ export interface ContactOptions {
   /** Key requests accepted from one client address per hour. */
   requestsPerHour: number;
   sendPage: SendPage;
+  /**
+   * Tells the operator of a stored request (the pending gauge, the webhook): returns at once and
+   * never throws, so the requester's answer never waits on it.
+   */
+  announce: (request: KeyRequest) => void;
 }
 
 interface ContactAnswer {
@@ -173,6 +179,7 @@ export async function registerContactRoutes(app: FastifyInstance, options: Conta
         new Date(nowMs),
       );
       request.log.info({ key_request_id: stored.id }, 'key request stored');
+      options.announce(stored);
       // Post/Redirect/Get: reloading the confirmation page never submits the request twice.
       return reply.redirect(receivedUrl, 303);
     });

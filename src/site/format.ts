@@ -14,14 +14,26 @@ function groupThousands(integerDigits: string): string {
 
 /** `value` rounded to `digits` significant digits, in plain decimal notation (never `1e-7`), grouped. */
 function plainDecimal(value: number, digits: number): string {
-  const rounded = Number(value.toPrecision(digits));
-  if (rounded === 0) return '0';
-  const magnitude = Math.floor(Math.log10(Math.abs(rounded)));
-  const fixed = rounded.toFixed(Math.min(100, Math.max(0, digits - 1 - magnitude)));
+  if (Number(value.toPrecision(digits)) === 0) return '0';
+  // toPrecision rounds the double's exact value once, as Intl does; its exponent form
+  // (`1.234e-7`) is written out here rather than rounded a second time through toFixed.
+  const fixed = expandExponent(value.toPrecision(digits));
   const [integerPart = '', fraction = ''] = fixed.split('.');
   const sign = integerPart.startsWith('-') ? '-' : '';
   const trimmed = fraction.replace(/0+$/, '');
   return `${sign}${groupThousands(integerPart.replace('-', ''))}${trimmed === '' ? '' : `.${trimmed}`}`;
+}
+
+/** `1.234e-7` → `0.0000001234`, `1.2e+21` → `1200000000000000000000`; plain text is returned as is. */
+function expandExponent(text: string): string {
+  const match = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(text);
+  if (match === null) return text;
+  const [, sign = '', lead = '', rest = '', exponentText = '0'] = match;
+  const digitsText = lead + rest;
+  const point = 1 + Number(exponentText);
+  if (point <= 0) return `${sign}0.${'0'.repeat(-point)}${digitsText}`;
+  if (point >= digitsText.length) return `${sign}${digitsText}${'0'.repeat(point - digitsText.length)}`;
+  return `${sign}${digitsText.slice(0, point)}.${digitsText.slice(point)}`;
 }
 
 export function formatToman(toman: number | null): string {
@@ -51,6 +63,44 @@ export function formatTime(iso: string): string {
   return `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 }
 
+/**
+ * The wall clock in Tehran (IANA zone Asia/Tehran), from ICU through Intl: the zone's offset and
+ * its history are tz data, not something to hand-write. Made on first use, as the Persian formats
+ * are (docs/decisions/0025-persian-formats-on-first-use.md).
+ */
+let tehranParts: Intl.DateTimeFormat | undefined;
+function tehranClock(date: Date): { day: string; time: string } {
+  tehranParts ??= new Intl.DateTimeFormat('en-US', {
+    timeZone: 'Asia/Tehran',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
+  });
+  const part = Object.fromEntries(tehranParts.formatToParts(date).map((piece) => [piece.type, piece.value]));
+  return {
+    day: `${part.year}-${part.month}-${part.day}`,
+    time: `${part.hour}:${part.minute}:${part.second}`,
+  };
+}
+
+/**
+ * A rate's time for English readers: UTC, with Tehran's time beside it (the exchange's users read
+ * Tehran time), and Tehran's date too when it is another day than in UTC:
+ * `2025-06-01 10:19:42 UTC (13:49:42 Tehran)`, `2025-06-01 21:00:00 UTC (2025-06-02 00:30:00 Tehran)`.
+ */
+export function formatRateTime(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  const utc = formatTime(iso);
+  const tehran = tehranClock(date);
+  const sameDay = tehran.day === utc.slice(0, 10);
+  return `${utc} (${sameDay ? '' : `${tehran.day} `}${tehran.time} Tehran)`;
+}
+
 /** How old a moment is, in the unit a person judges freshness by: seconds up to a minute, then minutes, hours, days. */
 export function ageInUnits(
   iso: string,
@@ -73,8 +123,18 @@ export function formatAge(iso: string, nowMs: number): string {
   return `${value} ${ageUnitNames[unit]} ago`;
 }
 
-/** A refresh interval in minutes: `10`, or `2.5` when it is not whole. */
-export function formatMinutes(seconds: number): string {
-  const minutes = seconds / 60;
-  return Number.isInteger(minutes) ? String(minutes) : minutes.toFixed(1);
+/**
+ * A refresh interval as people say it: in whole minutes when it is whole minutes, else in seconds
+ * (`10 minutes`, `1 minute`, `30 seconds`, `90 seconds`), never a fraction of a minute.
+ */
+export function durationInUnits(seconds: number): { value: number; unit: 'second' | 'minute' } {
+  const whole = Math.max(0, Math.round(seconds));
+  return whole >= 60 && whole % 60 === 0
+    ? { value: whole / 60, unit: 'minute' }
+    : { value: whole, unit: 'second' };
+}
+
+export function formatDuration(seconds: number): string {
+  const { value, unit } = durationInUnits(seconds);
+  return `${value} ${unit}${value === 1 ? '' : 's'}`;
 }

@@ -27,7 +27,7 @@ const stylesheet = `
 @media (prefers-color-scheme:dark){:root{--bg:#111418;--fg:#e9ecf1;--muted:#b4bcc8;--line:#3a414c;--soft:#1b2027;--link:#8cb8ff;--focus:#ffb86b;--ok:#7ad79a;--warn:#ffcc73;--bad:#ff9d96}}
 *,*::before,*::after{box-sizing:border-box}
 html{-webkit-text-size-adjust:100%;text-size-adjust:100%}
-@font-face{font-family:Vazirmatn;src:url("${fontPath}") format("woff2");font-weight:100 900;font-display:swap;unicode-range:U+0600-06FF,U+200C-200F,U+FB50-FDFF,U+FE70-FEFF}
+@font-face{font-family:Vazirmatn;src:url("${fontPath}") format("woff2");font-weight:100 900;font-display:optional;unicode-range:U+0600-06FF,U+200C-200F,U+FB50-FDFF,U+FE70-FEFF}
 body{margin:0;background:var(--bg);color:var(--fg);font:1rem/1.6 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans",Vazirmatn,Tahoma,sans-serif;overflow-wrap:break-word}
 a{color:var(--link);text-underline-offset:.15em}
 a:hover{text-decoration-thickness:2px}
@@ -85,9 +85,14 @@ ${coinListStylesheet}
 
 const styleHash = createHash('sha256').update(stylesheet).digest('base64');
 
-/** Sent with every HTML page: only the inline stylesheet above may apply, nothing may run. */
+/**
+ * Sent with every HTML page: only the inline stylesheet above may apply, nothing may run. With no
+ * script, `connect-src 'self'` lets nothing on the page connect anywhere; it is there for browser
+ * audits, which read `/robots.txt` from within the page (docs/architecture.md#the-website).
+ */
 export const pageContentSecurityPolicy = [
   "default-src 'none'",
+  "connect-src 'self'",
   `style-src 'sha256-${styleHash}'`,
   "img-src 'self' data:",
   "font-src 'self'",
@@ -196,6 +201,7 @@ ${canonical}
 <link rel="service-desc" type="application/openapi+json" href="${href('/v1/openapi.json')}">
 <link rel="service-doc" type="text/html" href="${local('/docs')}">
 <link rel="icon" href="data:,">
+<link rel="preload" href="${fontPath}" as="font" type="font/woff2" crossorigin>
 <style>${stylesheet}</style>
 </head>
 <body>

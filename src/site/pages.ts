@@ -1,3 +1,4 @@
+import type { Catalog } from '../domain/catalog.ts';
 import type { Snapshot } from '../domain/rates.ts';
 import { type ErrorCode, errorCatalog, errorCodes } from '../http/errors/catalog.ts';
 import type { HealthReport } from '../http/health/assessment.ts';
@@ -65,6 +66,11 @@ interface PageSources {
   currentSnapshot(): Snapshot | null;
   /** The stored price history the charts are drawn from. */
   history: PriceHistorySource;
+  /**
+   * English names by symbol, from the catalog: the API's rate record carries only the Persian
+   * name (docs/architecture.md#data), so the site reads the English one here.
+   */
+  englishNames: ReadonlyMap<string, string>;
   health(): Promise<HealthReport>;
   clock(): number;
 }
@@ -72,12 +78,21 @@ interface PageSources {
 /** The site's pages in every language, from the same snapshot, settings and health judgement. */
 export type PagesByLanguage = Readonly<Record<Language, SitePages>>;
 
-export function sitePagesByLanguage(sources: Omit<PageSources, 'content' | 'words'>): PagesByLanguage {
+export function sitePagesByLanguage(
+  sources: Omit<PageSources, 'content' | 'words' | 'englishNames'> & { catalog: Catalog },
+): PagesByLanguage {
+  const { catalog, ...shared } = sources;
+  const englishNames = new Map(catalog.map((entry) => [entry.symbol, entry.name_en]));
   const entries = languages.map(
     (language) =>
       [
         language,
-        new SitePages({ ...sources, content: loadContentSources(language), words: wordsOf(language) }),
+        new SitePages({
+          ...shared,
+          englishNames,
+          content: loadContentSources(language),
+          words: wordsOf(language),
+        }),
       ] as const,
   );
   return Object.fromEntries(entries) as Record<Language, SitePages>;
@@ -109,6 +124,21 @@ export class SitePages {
     return this.#sources.words.language;
   }
 
+  /** The names the coins list is filtered and sorted by, on this language's pages. */
+  #coinNames() {
+    const { englishNames } = this.#sources;
+    return { english: (symbol: string) => englishNames.get(symbol), language: this.language };
+  }
+
+  /**
+   * A coin's name as this language's pages show it: the English name with the Persian one beside
+   * it in English (the Persian one alone without an English name), the Persian one in Persian.
+   */
+  #shownName(row: { symbol: string; name_fa: string }): { english: string | undefined; persian: string } {
+    const english = this.language === 'en' ? this.#sources.englishNames.get(row.symbol) : undefined;
+    return { english, persian: row.name_fa };
+  }
+
   /** Absolute URL of a site page (given by its English path) in this language. */
   pageUrl(path: string): string {
     return `${this.publicUrl}${pathIn(this.language, path)}`;
@@ -125,7 +155,7 @@ export class SitePages {
       home: this.pageUrl('/').replace(/\/$/, ''),
       rateLimit: words.integer(settings.rateLimit),
       rateWindow: words.integer(settings.rateWindowSeconds),
-      refreshMinutes: words.minutes(settings.refreshSeconds),
+      refreshInterval: words.duration(settings.refreshSeconds),
       rateLimitCode: String(settings.rateLimit),
       rateWindowCode: String(settings.rateWindowSeconds),
     };
@@ -214,7 +244,7 @@ export class SitePages {
       coinTable = '';
     } else {
       const labels = words.coins;
-      const rows = listCoins(snapshot.rates, query);
+      const rows = listCoins(snapshot.rates, query, this.#coinNames());
       const action = this.pageUrl('/coins');
       const trends = await this.#trends
         .get(snapshot.id, 'trends', async () => {
@@ -263,7 +293,7 @@ export class SitePages {
         '|---|---|---|---|---|---|---|',
         ...rows.map(
           (row) =>
-            `| [${escapeMarkdown(row.symbol)}](${coinUrl(row.symbol)}) | ${escapeMarkdown(row.name_fa)} | ${words.usdt(row.sell_usdt)} | ${words.toman(row.sell_irt)} | ${words.change(row.change_24h)} | ${trendOf(row.symbol).markdown} | ${words.time(row.as_of)} |`,
+            `| [${escapeMarkdown(row.symbol)}](${coinUrl(row.symbol)}) | ${this.#nameMarkdown(row)} | ${words.usdt(row.sell_usdt)} | ${words.toman(row.sell_irt)} | ${words.change(row.change_24h)} | ${trendOf(row.symbol).markdown} | ${words.rateTime(row.as_of)} |`,
         ),
       ].join('\n');
       const html =
@@ -279,12 +309,12 @@ export class SitePages {
                 id: row.symbol,
                 cells: [
                   `<a href="${escapeHtml(coinUrl(row.symbol))}">${escapeHtml(row.symbol)}</a>`,
-                  `<span lang="fa" dir="rtl">${escapeHtml(row.name_fa)}</span>`,
+                  this.#nameHtml(row),
                   escapeHtml(words.usdt(row.sell_usdt)),
                   escapeHtml(words.toman(row.sell_irt)),
                   escapeHtml(words.change(row.change_24h)),
                   trendOf(row.symbol).html,
-                  escapeHtml(words.time(row.as_of)),
+                  escapeHtml(unbrokenParts(words.rateTime(row.as_of))),
                 ],
               })),
             }));
@@ -314,7 +344,7 @@ export class SitePages {
       `| ${labels.sellUsdt} | ${words.usdt(row.sell_usdt)} |`,
       `| ${labels.sellToman} | ${words.toman(row.sell_irt)} |`,
       `| ${labels.change} | ${words.change(row.change_24h)} |`,
-      `| ${labels.asOf} | ${words.time(row.as_of)} (${words.age(row.as_of, nowMs)}) |`,
+      `| ${labels.asOf} | ${words.rateTime(row.as_of)} (${words.age(row.as_of, nowMs)}) |`,
       `| ${labels.tetherRate} | ${words.toman(snapshot.usdt_irt)} |`,
     ].join('\n');
     const history = await this.#coinHistories
@@ -331,17 +361,40 @@ export class SitePages {
     return {
       status: 200,
       title: labels.title(row.symbol),
-      description: labels.description(row.symbol, row.name_fa),
+      description: labels.description(row.symbol, this.#nameText(row)),
       navPath: '/coins',
       ...this.#fillForms('coin', {
         symbol: escapeMarkdown(row.symbol),
-        nameFa: escapeMarkdown(row.name_fa),
+        name: this.#nameMarkdown(row),
         rateTable,
         updatedAt: words.time(snapshot.updated_at),
         historyFacts: history.facts,
         historyCharts: { markdown: '', html: history.charts },
       }),
     };
+  }
+
+  /** `Bitcoin (بیت‌کوین)` in English, `بیت‌کوین` in Persian: for the description. */
+  #nameText(row: { symbol: string; name_fa: string }): string {
+    const { english, persian } = this.#shownName(row);
+    return english === undefined ? persian : `${english} (${persian})`;
+  }
+
+  #nameMarkdown(row: { symbol: string; name_fa: string }): string {
+    return escapeMarkdown(this.#nameText(row));
+  }
+
+  /**
+   * The list's name cell: the name a reader of this language knows, one per row to keep the full
+   * list light (the coin page shows both); a Persian name on an English page is marked
+   * right-to-left, on a Persian page it is in the page's own language already.
+   */
+  #nameHtml(row: { symbol: string; name_fa: string }): string {
+    const { english, persian } = this.#shownName(row);
+    if (english !== undefined) return escapeHtml(english);
+    return this.language === 'fa'
+      ? escapeHtml(persian)
+      : `<span lang="fa" dir="rtl">${escapeHtml(persian)}</span>`;
   }
 
   coinNotFound(symbol: string): Page {
@@ -456,4 +509,12 @@ function errorSection(code: ErrorCode, words: SiteWords, publicUrl: string): str
 /** A value placed between the quotes of a JSON string in a code block. */
 function jsonStringContent(text: string): string {
   return JSON.stringify(text).slice(1, -1);
+}
+
+/**
+ * A time for a narrow table cell: no-break spaces inside its parts, so it wraps only between the
+ * UTC and the Tehran time (`… UTC` / `(… Tehran)`) or after the Persian date's comma, never inside a date.
+ */
+function unbrokenParts(time: string): string {
+  return time.replace(/(?<!،) (?!\()/g, '\u00A0');
 }

@@ -1,4 +1,4 @@
-import { ageInUnits } from './format.ts';
+import { ageInUnits, durationInUnits } from './format.ts';
 
 /**
  * How Persian pages write numbers and times. The formatting is ICU's, through Node's `Intl`
@@ -33,18 +33,22 @@ const changeFormat = onFirstUse(
       maximumFractionDigits: 2,
     }),
 );
-/** A whole date in UTC, for the Solar Hijri and the Gregorian calendar alike. */
+/**
+ * Persian pages show times as an Iranian reader thinks of them: in Tehran (IANA zone Asia/Tehran,
+ * its offset from tz data through ICU), with the Solar Hijri date of that day in Tehran.
+ */
+const tehranZone = 'Asia/Tehran';
+const tehranNote = 'به وقت تهران';
 const dateFields: Intl.DateTimeFormatOptions = {
-  timeZone: 'UTC',
+  timeZone: tehranZone,
   day: 'numeric',
   month: 'long',
   year: 'numeric',
 };
 const jalaliDate = onFirstUse(() => new Intl.DateTimeFormat('fa-IR-u-ca-persian', dateFields));
-const gregorianDate = onFirstUse(() => new Intl.DateTimeFormat('fa-IR-u-ca-gregory', dateFields));
-/** Hours and minutes in UTC, on the 24-hour clock. */
+/** Hours and minutes in Tehran, on the 24-hour clock. */
 const clockFields: Intl.DateTimeFormatOptions = {
-  timeZone: 'UTC',
+  timeZone: tehranZone,
   hour: '2-digit',
   minute: '2-digit',
   hourCycle: 'h23',
@@ -71,11 +75,11 @@ export function changeFa(percent: number | null): string {
   return percent === null ? notAvailableFa : changeFormat().format(percent / 100);
 }
 
-/** `۱۱ خرداد ۱۴۰۴ (۱ ژوئن ۲۰۲۵)، ۱۰:۱۹:۴۲ UTC`: the Solar Hijri date beside the Gregorian one, in UTC. */
+/** `۱۱ خرداد ۱۴۰۴، ۱۳:۴۹:۴۲ به وقت تهران`: the Solar Hijri date and the clock, in Tehran. */
 export function timeFa(iso: string): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
-  return `${jalaliDate().format(date)} (${gregorianDate().format(date)})، ${clockTime().format(date)} UTC`;
+  return `${jalaliDate().format(date)}، ${clockTime().format(date)} ${tehranNote}`;
 }
 
 /** `۴ دقیقه پیش`. */
@@ -84,8 +88,10 @@ export function ageFa(iso: string, nowMs: number): string {
   return relativeTime().format(-value, unit);
 }
 
-export function minutesFa(seconds: number): string {
-  return new Intl.NumberFormat('fa-IR', { maximumFractionDigits: 1 }).format(seconds / 60);
+/** `۱۰ دقیقه`, `۳۰ ثانیه`: a refresh interval in whole minutes, else in seconds (as format.ts). */
+export function durationFa(seconds: number): string {
+  const { value, unit } = durationInUnits(seconds);
+  return `${integerFa(value)} ${unit === 'minute' ? 'دقیقه' : 'ثانیه'}`;
 }
 
 /** An amount without its unit, every significant digit the API publishes kept (chart axes and facts). */
@@ -96,17 +102,17 @@ export function amountFa(value: number): string {
 const jalaliDayMonth = onFirstUse(
   () =>
     new Intl.DateTimeFormat('fa-IR-u-ca-persian', {
-      timeZone: 'UTC',
+      timeZone: tehranZone,
       day: 'numeric',
       month: 'long',
     }),
 );
 const clockMinutes = onFirstUse(() => new Intl.DateTimeFormat('fa-IR', clockFields));
 
-/** `۱۱ خرداد ۱۴۰۴، ۱۰:۱۹ UTC`: a chart point's time, shorter than `timeFa`. */
+/** `۱۱ خرداد ۱۴۰۴، ۱۳:۴۹`: a chart point's time in Tehran, shorter than `timeFa` (the chart says the zone once). */
 export function shortTimeFa(iso: string): string {
   const date = new Date(iso);
-  return `${jalaliDate().format(date)}، ${clockMinutes().format(date)} UTC`;
+  return `${jalaliDate().format(date)}، ${clockMinutes().format(date)}`;
 }
 
 /** A chart's time tick: the hour within two days, the Solar Hijri day and month beyond. */

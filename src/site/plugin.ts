@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { problem } from '../http/errors/catalog.ts';
+import type { KeyRequest } from '../store/key-request.ts';
 import type { KeyRequestStore } from '../store/types.ts';
 import {
   CoinListQuerySchema,
@@ -24,6 +25,8 @@ interface SiteOptions {
   clock?: () => number;
   /** Key requests accepted from one client address per hour (default 5). */
   requestsPerHour?: number;
+  /** Tells the operator of a stored key request (gauge, webhook); returns at once, never throws. */
+  announce?: (request: KeyRequest) => void;
 }
 
 /**
@@ -40,6 +43,25 @@ export async function sitePlugin(app: FastifyInstance, options: SiteOptions): Pr
   const font = readFontFile();
 
   const hide = { schema: { hide: true } };
+
+  // Crawlers may read every page; the API under /v1/ is for programs with a key (RFC 9309).
+  app.get('/robots.txt', hide, async (_request, reply) =>
+    reply.type('text/plain; charset=utf-8').header('Cache-Control', 'public, max-age=86400').send(robotsTxt),
+  );
+
+  /**
+   * `/fa/`, `/coins/` and the like are what people type and link: each page's address with a
+   * trailing slash answers 301 with the canonical address, its query kept. Only the site's pages:
+   * the API's paths stay exactly as content/docs.md defines them.
+   */
+  const redirectTrailingSlash = (path: string) => {
+    app.get(`${path}/`, hide, async (request, reply) => {
+      const queryAt = request.url.indexOf('?');
+      const [pathname, search] =
+        queryAt === -1 ? [request.url, ''] : [request.url.slice(0, queryAt), request.url.slice(queryAt)];
+      return reply.redirect(`${publicUrl}${pathname.replace(/\/+$/, '')}${search}`, 301);
+    });
+  };
 
   // The font's URL names its version, so it never changes: cached for a year, never revalidated.
   app.get(fontPath, hide, async (_request, reply) =>
@@ -64,7 +86,20 @@ export async function sitePlugin(app: FastifyInstance, options: SiteOptions): Pr
         reply.header('Link', `<${publicUrl}/.well-known/api-catalog>; rel="api-catalog"`);
         return sendPage(request, reply, pages, pages.overview());
       });
+      redirectTrailingSlash(at('/'));
     }
+    for (const path of [
+      '/docs',
+      '/docs/errors',
+      '/coins',
+      '/coins/:symbol',
+      '/status',
+      '/terms',
+      '/clients',
+    ]) {
+      redirectTrailingSlash(at(path));
+    }
+    for (const path of ['/contact', '/contact/received']) redirectTrailingSlash(at(path));
     app.get(at('/docs'), hide, async (request, reply) => sendPage(request, reply, pages, pages.docs()));
     app.get(at('/docs/errors'), hide, async (request, reply) =>
       sendPage(request, reply, pages, pages.errors()),
@@ -111,5 +146,11 @@ export async function sitePlugin(app: FastifyInstance, options: SiteOptions): Pr
     clock: options.clock ?? Date.now,
     requestsPerHour: options.requestsPerHour ?? 5,
     sendPage,
+    announce: options.announce ?? (() => {}),
   });
 }
+
+const robotsTxt = `User-agent: *
+Allow: /
+Disallow: /v1/
+`;

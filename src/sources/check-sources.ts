@@ -1,4 +1,4 @@
-import { mappingProblems } from '../feeds/json-http-mapping.ts';
+import { isUrlTemplate, mappingProblems } from '../feeds/json-http-mapping.ts';
 import { type Problem, pointerTo } from './problem.ts';
 import type { SourcesFile } from './sources-schema.ts';
 import {
@@ -17,6 +17,28 @@ interface CheckContext {
 }
 
 const currencies = ['usdt', 'toman'] as const;
+
+/**
+ * How many markets (coin and currency) the collector asks of one source: tether's toman market, and
+ * each catalog coin's markets its routes name, with the tether market of a coin it prices in toman
+ * when it quotes tether too (the collector takes that coin's sell_usdt from the same source).
+ */
+function marketsOf(
+  source: SourcesFile['sources'][number],
+  setup: Parameters<typeof routesOf>[0],
+  catalogSymbols: ReadonlySet<string>,
+): number {
+  const quotesUsdt = currenciesOf(source).includes('usdt');
+  let count = routesOf(setup, tetherSymbol).toman.includes(source.name) ? 1 : 0;
+  for (const symbol of catalogSymbols) {
+    if (symbol === tetherSymbol) continue;
+    const routes = routesOf(setup, symbol);
+    const toman = routes.toman.includes(source.name);
+    if (toman) count += 1;
+    if (routes.usdt.includes(source.name) || (toman && quotesUsdt)) count += 1;
+  }
+  return count;
+}
 
 /**
  * The rules a file can break while having the right shape: each route names a declared source
@@ -52,7 +74,7 @@ export function checkSources(file: SourcesFile, { catalogSymbols, env }: CheckCo
       for (const [header, variable] of Object.entries(source.headers_env ?? {})) {
         variables.push([['headers_env', header], variable]);
       }
-      for (const problem of mappingProblems(source.mapping)) {
+      for (const problem of mappingProblems(source.mapping, source.url)) {
         problems.push({ ...problem, pointer: pointerTo('sources', index, 'mapping') + problem.pointer });
       }
     }
@@ -155,7 +177,13 @@ export function checkSources(file: SourcesFile, { catalogSymbols, env }: CheckCo
       continue;
     }
     if (source.kind === 'binance') continue;
-    const pollSeconds = source.poll_seconds ?? defaultPollSeconds;
+    let pollSeconds = source.poll_seconds ?? defaultPollSeconds;
+    if (source.kind === 'json-http' && isUrlTemplate(source.url)) {
+      // One request per market, no closer together than the exchange's limit: a round takes longer.
+      const perRequest = 60 / (source.max_requests_per_minute ?? 60);
+      const markets = marketsOf(source, setup, catalogSymbols);
+      pollSeconds = Math.max(pollSeconds, markets * perRequest);
+    }
     if (staleSeconds <= pollSeconds) {
       problems.push({
         pointer:

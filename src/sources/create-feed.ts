@@ -65,10 +65,21 @@ export function createFeed(
   };
   switch (source.kind) {
     case 'nobitex':
-      return new NobitexFeed(polled);
+      return new NobitexFeed({ ...polled, botName: source.bot_name });
     case 'wallex':
-      return new WallexFeed(polled);
+      return new WallexFeed({
+        ...polled,
+        timeoutMs:
+          tuning.pollTimeoutMs ??
+          (source.timeout_seconds === undefined ? undefined : source.timeout_seconds * 1000),
+      });
     case 'json-http':
-      return new JsonHttpFeed({ ...polled, mapping: source.mapping });
+      return new JsonHttpFeed({
+        ...polled,
+        mapping: source.mapping,
+        ...(source.max_requests_per_minute === undefined
+          ? {}
+          : { maxRequestsPerMinute: source.max_requests_per_minute }),
+      });
   }
 }

@@ -7,9 +7,11 @@ import {
 } from './sources-setup.ts';
 
 /**
- * The set-up without a sources file, as nerkh has always run: every coin's tether price from the
- * Binance stream, tether's toman price from Nobitex, toman prices derived from both.
- * `sources/binance-nobitex.yaml` is the same set-up written as a file.
+ * The set-up without a sources file: every coin's tether price from the Binance stream, with
+ * Nobitex's tether markets behind it for every coin, and tether's toman price from Nobitex; toman
+ * prices derived from both. Binance refuses servers in Iran and Nobitex expects Iranian addresses
+ * (docs/sources.md, "The default set-up"), so a fresh install publishes every coin wherever one of
+ * the two answers. `sources/binance-nobitex.yaml` is the same set-up written as a file.
  */
 export function builtInSources(
   config: Pick<
@@ -35,7 +37,7 @@ export function builtInSources(
         secretHeaders: {},
       },
     ],
-    defaultRoutes: { usdt: ['binance'], toman: [] },
+    defaultRoutes: { usdt: ['binance', 'nobitex'], toman: [] },
     coinRoutes: new Map([[tetherSymbol, { toman: ['nobitex'] }]]),
     staleMs: defaultStaleSeconds * 1000,
     returnAfterMs: defaultReturnAfterSeconds * 1000,

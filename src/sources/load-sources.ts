@@ -57,6 +57,7 @@ function setupOf(file: SourcesFile, origin: string, env: NodeJS.ProcessEnv): Sou
     coinRoutes: new Map(Object.entries(file.routes.coins ?? {})),
     staleMs: (file.failover?.stale_seconds ?? defaultStaleSeconds) * 1000,
     returnAfterMs: (file.failover?.return_after_seconds ?? defaultReturnAfterSeconds) * 1000,
+    ...(file.deviation?.max_pct === undefined ? {} : { maxDeviationPct: file.deviation.max_pct }),
   };
 }
 

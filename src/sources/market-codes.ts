@@ -31,7 +31,7 @@ export function marketRequests(
 ): MarketRequest[] {
   return wanted.map(({ symbol, currency }) => {
     // Tether is asked for even when the catalog does not list it: its toman price is usdt_irt.
-    const coin = catalog.get(symbol) ?? { symbol, name_fa: symbol, pair: null };
+    const coin = catalog.get(symbol) ?? { symbol, name_fa: symbol, name_en: symbol, pair: null };
     return { symbol, currency, market: marketCode(source, coin, currency) };
   });
 }

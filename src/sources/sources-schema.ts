@@ -64,8 +64,15 @@ const NobitexSource = Type.Object(
     ...common,
     kind: Type.Literal('nobitex'),
     url: HttpUrl,
-    // Nobitex allows 20 requests a minute on /market/stats (https://apidocs.nobitex.ir).
+    // Nobitex allows 20 requests a minute on /market/stats (docs/sources.md, "Nobitex").
     poll_seconds: Type.Optional(PollSeconds(3)),
+    /** `<name>` in `User-Agent: TraderBot/<name>`, the form Nobitex asks bots to send. */
+    bot_name: Type.Optional(
+      Type.String({
+        pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$",
+        description: 'a bot name of letters, digits and "-", "_", "." (an HTTP token, at most 64)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -79,6 +86,11 @@ const WallexSource = Type.Object(
     poll_seconds: Type.Optional(PollSeconds(3)),
     /** Sent as `x-api-key`; the markets document needs none, a key raises the rate limit. */
     api_key_env: Type.Optional(EnvName),
+    /**
+     * How long one request may take, seconds (default 5): `/v1/markets` has been seen taking tens
+     * of seconds from a cold start (docs/sources.md, "Wallex").
+     */
+    timeout_seconds: Type.Optional(Type.Number({ minimum: 1, maximum: 120 })),
   },
   { additionalProperties: false },
 );
@@ -87,8 +99,11 @@ const JsonHttpSource = Type.Object(
   {
     ...common,
     kind: Type.Literal('json-http'),
+    /** The document's URL, or one per market holding `{symbol}` (and `{quote}`). */
     url: HttpUrl,
     poll_seconds: Type.Optional(PollSeconds(1)),
+    /** The exchange's documented request limit: requests are spread to stay within it. */
+    max_requests_per_minute: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 6000 })),
     /** Request headers whose values are read from the named environment variables. */
     headers_env: Type.Optional(
       Type.Record(Type.String(), EnvName, {
@@ -138,6 +153,15 @@ export const SourcesFileSchema = Type.Object(
         coins: Type.Optional(Type.Record(Type.String(), RouteLists, { propertyNames: CoinSymbol })),
       },
       { additionalProperties: false },
+    ),
+    deviation: Type.Optional(
+      Type.Object(
+        {
+          /** A source further than this from the others on a coin, in percent, is flagged. */
+          max_pct: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1000 })),
+        },
+        { additionalProperties: false },
+      ),
     ),
     failover: Type.Optional(
       Type.Object(

@@ -27,11 +27,17 @@ export interface SourcesSetup {
   readonly staleMs: number;
   /** A coin returns to an earlier source once that one has been usable this long. */
   readonly returnAfterMs: number;
+  /**
+   * A source whose ask for a coin is further than this from the other sources' is flagged
+   * (`sources check`, the collector's log and metrics); default `defaultMaxDeviationPct`.
+   */
+  readonly maxDeviationPct?: number;
 }
 
 export const defaultPollSeconds = 10;
 export const defaultStaleSeconds = 120;
 export const defaultReturnAfterSeconds = 300;
+export const defaultMaxDeviationPct = 5;
 
 /** Tether's catalog symbol: its toman price is usdt_irt, its tether price 1 by definition. */
 export const tetherSymbol = 'USDT';
@@ -55,7 +61,8 @@ export function currenciesOf(source: SourceEntry): readonly QuoteCurrency[] {
       return ['usdt', 'toman'];
     case 'json-http': {
       const { mapping } = source;
-      // A pair without suffixes of its own is read with the usual codes, tether and toman among them.
+      // The units the mapping declares; one that declares none is refused at load on its own
+      // account, so its routes are not reported a second time.
       const named = mapping.currency
         ? [mapping.currency]
         : mapping.pair?.suffixes

@@ -4,6 +4,7 @@ import type { Logger } from '../logger.ts';
 import type { ApiKeyRecord } from './api-key-record.ts';
 import type { CollectorStatus } from './collector-status.ts';
 import type { KeyRequest, KeyRequestDecision, KeyRequestDraft, KeyRequestStatus } from './key-request.ts';
+import type { KeyDayUsage, KeyUsageQuery } from './key-usage.ts';
 
 /**
  * Storage capabilities, one interface each (docs/architecture.md#backends), with a SQLite implementation (the embedded
@@ -38,6 +39,8 @@ export interface KeyRequestStore {
   getKeyRequest(id: string): Promise<KeyRequest | null>;
   /** Oldest first. */
   listKeyRequests(filter?: { status?: KeyRequestStatus }): Promise<KeyRequest[]>;
+  /** How many requests have this status: the pending ones are a gauge (docs/operations.md#key-requests). */
+  countKeyRequests(status: KeyRequestStatus): Promise<number>;
   /** Requests stored for this client since `since` (ISO 8601): the per-client limit reads this. */
   countKeyRequestsSince(clientHash: string, since: string): Promise<number>;
   /**
@@ -56,8 +59,14 @@ export interface ApiKeyStore {
   listApiKeys(): Promise<ApiKeyRecord[]>;
   /** Sets revoked_at once; returns the record (null when no key has that id). */
   revokeApiKey(id: string, now?: Date): Promise<ApiKeyRecord | null>;
-  /** Records last use in one batch (key id → ISO time); only ever moves last_used_at forward. */
-  recordApiKeyUse(lastUsed: ReadonlyMap<string, string>): Promise<void>;
+  /**
+   * Records last use in one batch (key id → ISO time), only ever moving last_used_at forward, and
+   * adds `usage` (at most one entry per key and day) to the stored counts, in one transaction.
+   * Entries of keys the store does not hold are ignored.
+   */
+  recordApiKeyUse(lastUsed: ReadonlyMap<string, string>, usage?: readonly KeyDayUsage[]): Promise<void>;
+  /** Stored usage, by day then key id, oldest day first. */
+  apiKeyUsage(query: KeyUsageQuery): Promise<KeyDayUsage[]>;
   /**
    * A number that changes whenever a key is issued, revoked or changed by any process (not on
    * last-use updates); API instances poll it to drop their key caches.

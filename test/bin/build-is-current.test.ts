@@ -40,6 +40,12 @@ describe('buildIsCurrent (which code bin/nerkh.js runs)', () => {
     expect(buildIsCurrent(root)).toBe(false);
   });
 
+  it('is true for an install without sources, as the image ships the bundle alone', () => {
+    root = mkdtempSync(join(tmpdir(), 'nerkh-build-'));
+    file('dist/nerkh.js', 2000);
+    expect(buildIsCurrent(root)).toBe(true);
+  });
+
   it('is false when there is no build', () => {
     project({ 'src/cli/main.ts': 1000 }, 1000);
     expect(buildIsCurrent(root)).toBe(false);

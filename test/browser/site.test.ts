@@ -318,7 +318,7 @@ describe.skipIf(!available && !required)('website in Chromium', () => {
       await page.getByRole('link', { name: /^Sell \(USDT\)/ }).click();
       await page.waitForURL(`${origin}/coins?sort=usdt&order=desc`);
       expect(await rowIds()).toEqual(['BTC', 'ETH', 'USDT', 'SHIB']);
-      await page.getByLabel('Filter by symbol or Persian name').fill('اتر');
+      await page.getByLabel('Filter by symbol or name').fill('اتر');
       await page.getByRole('button', { name: 'Filter' }).click();
       await page.waitForURL(/q=/);
       expect(await rowIds()).toEqual(['ETH']);
@@ -387,6 +387,7 @@ describe.skipIf(!available && !required)('website in Chromium', () => {
       ['/', 'overview'],
       ['/coins', 'coins'],
       ['/coins/BTC', 'coin-btc'],
+      ['/fa/coins', 'fa-coins'],
       ['/fa/coins/BTC', 'fa-coin-btc'],
     ] as const) {
       for (const width of [1280, 390]) {

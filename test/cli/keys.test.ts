@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { buildApp } from '../../src/http/app.ts';
+import { issueApiKey } from '../../src/keys/issue-key.ts';
 import { memoryLimiters } from '../../src/limiter/open-limiter.ts';
 import { createLogger } from '../../src/logger.ts';
 import { appStoresOf } from '../../src/service.ts';
@@ -136,5 +137,65 @@ describe('nerkh keys', () => {
     }
     expect(listText.stdout).toContain('Evil\\u{1b}[2J\\u{202e}Corp');
     expect(JSON.parse(listJson.stdout).keys[0].org).toBe(org);
+  });
+
+  it('shows usage per key and day with totals (--json too), for one key or all, and refuses an unknown id or bad --days', {
+    timeout: 30_000,
+  }, async () => {
+    const day = (daysAgo: number) => new Date(Date.now() - daysAgo * 86_400_000).toISOString().slice(0, 10);
+    const store = await openStore(loadConfig({ NERKH_DATA_DIR: dataDir }));
+    let first: string;
+    let second: string;
+    try {
+      first = (await issueApiKey(store.keys, { org: 'Acme', purpose: 'p' }, new Date(Date.now() - 1000)))
+        .record.id;
+      second = (await issueApiKey(store.keys, { org: 'Beta', purpose: 'p' })).record.id;
+      // As a server's flush writes them.
+      await store.keys.recordApiKeyUse(new Map(), [
+        { keyId: first, day: day(0), admitted: 60, refused: 10 },
+        { keyId: first, day: day(1), admitted: 5, refused: 0 },
+        { keyId: first, day: day(10), admitted: 7, refused: 7 },
+        { keyId: second, day: day(0), admitted: 1, refused: 0 },
+      ]);
+    } finally {
+      await store.close();
+    }
+
+    const [all, one, unknown, refused] = await Promise.all([
+      keys('usage'),
+      keys('usage', first, '--days', '11', '--json'),
+      keys('usage', 'key_000000000000'),
+      keys('usage', '--days', '1.5'),
+    ]);
+    expect(all.code).toBe(0);
+    expect(all.stdout.split('\n').slice(1, -1)).toEqual([
+      'ID                ORG   DAY         ADMITTED  REFUSED',
+      `${first}  Acme  ${day(1)}  5         0`,
+      `${first}  Acme  ${day(0)}  60        10`,
+      `${first}  Acme  total       65        10`,
+      `${second}  Beta  ${day(0)}  1         0`,
+      `${second}  Beta  total       1         0`,
+      'all keys                total       66        10',
+    ]);
+    expect(all.stdout.split('\n')[0]).toBe(
+      `Requests per key in the last 7 UTC days (since ${day(6)}); running servers write their counts every 30 s.`,
+    );
+
+    expect(one.code).toBe(0);
+    expect(JSON.parse(one.stdout)).toEqual({
+      since: day(10),
+      days: 11,
+      usage: [
+        { key_id: first, org: 'Acme', day: day(10), admitted: 7, refused: 7 },
+        { key_id: first, org: 'Acme', day: day(1), admitted: 5, refused: 0 },
+        { key_id: first, org: 'Acme', day: day(0), admitted: 60, refused: 10 },
+      ],
+      total: { admitted: 72, refused: 17 },
+    });
+
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr.trim()).toBe('nerkh: no key has id "key_000000000000"; see nerkh keys list');
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('must be a whole number of days from 1 to 3660');
   });
 });

@@ -34,7 +34,7 @@ describe.each([
   ['the bin', () => binPath],
   ['the bundle', () => join(bundleDir, 'nerkh.js')],
 ])('nerkh serve, run from %s', (_, entry) => {
-  it("--role api serves what is in the store (no collector), writes the keys' last use and exits 0 on SIGTERM", {
+  it("--role api serves what is in the store (no collector), writes the keys' last use and usage and exits 0 on SIGTERM", {
     timeout: 30_000,
   }, async () => {
     const config = loadConfig({ NERKH_DATA_DIR: dataDir });
@@ -65,6 +65,14 @@ describe.each([
       expect(response.status).toBe(200);
       const body = (await response.json()) as { rates: Array<{ symbol: string }> };
       expect(body.rates[0]?.symbol).toBe('USDT');
+      // A burst past the limit (60 a minute): 60 admitted in all, 2 refused.
+      const statuses: number[] = [];
+      for (let request = 0; request < 61; request++) {
+        const answer = await fetch(`http://127.0.0.1:${port}/v1/rates`, { headers: { 'x-api-key': key } });
+        await answer.arrayBuffer();
+        statuses.push(answer.status);
+      }
+      expect(statuses.filter((status) => status === 429)).toHaveLength(2);
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
       // Written at shutdown, on the store's write thread.
@@ -72,6 +80,10 @@ describe.each([
       const lastUsed = (await reopened.keys.getApiKey(record.id))?.last_used_at;
       await reopened.close();
       expect(Date.parse(lastUsed ?? '')).toBeGreaterThanOrEqual(before - 1_000);
+      const usage = await runCli(['keys', 'usage', record.id, '--json'], { NERKH_DATA_DIR: dataDir });
+      expect(JSON.parse(usage.stdout).usage).toEqual([
+        { key_id: record.id, org: 'A', day: new Date().toISOString().slice(0, 10), admitted: 60, refused: 2 },
+      ]);
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
     }

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
@@ -38,13 +38,24 @@ function printedRows(stdout: string): Map<string, string[]> {
   return rows;
 }
 
+/** The comparison table's rows, by `SYMBOL currency`: the spread and the asks, as printed. */
+function comparedRows(stdout: string): Map<string, string> {
+  const rows = new Map<string, string>();
+  const lines = stdout.split('\n');
+  for (const line of lines.slice(lines.findIndex((l) => l.startsWith('symbol  currency')) + 1)) {
+    const match = /^(\S+)\s+(toman|usdt)\s+(.*)$/.exec(line);
+    if (match) rows.set(`${match[1]} ${match[2]}`, match[3] as string);
+  }
+  return rows;
+}
+
 function sourceLines(stdout: string): string[] {
   const lines = stdout.split('\n');
   return lines.slice(lines.findIndex((line) => line.startsWith('source '))).filter((line) => line !== '');
 }
 
 describe('nerkh sources check', () => {
-  it('tries the built-in set-up: every coin from Binance, tether from Nobitex, each source ok', async () => {
+  it('tries the built-in set-up: every coin from Binance, Nobitex behind it, tether from Nobitex, each source ok', async () => {
     const result = await check([], {
       NERKH_BINANCE_WS_URL: sim.wsBaseUrl,
       NERKH_BINANCE_REST_URL: sim.restBaseUrl,
@@ -66,11 +77,15 @@ describe('nerkh sources check', () => {
         expect([source, Number(sellUsdt)]).toEqual(['binance', Number(sim.askOf(entry.pair))]);
       }
     }
-    expect(sourceLines(result.stdout)).toEqual([
-      'source   kind     result',
-      'binance  binance  ok: quoted 4 of 4 markets',
-      'nobitex  nobitex  ok: quoted 1 of 1 markets',
+    expect(sourceLines(result.stdout).slice(0, 3)).toEqual([
+      'source   kind     reach      result',
+      'binance  binance  reachable  ok: quoted 4 of 4 markets',
+      // Nobitex is every coin's fallback in tether, and tether's source in toman.
+      'nobitex  nobitex  reachable  ok: quoted 5 of 5 markets',
     ]);
+    // Both reach the simulator, which quotes the same asks on both: every coin compared, none flagged.
+    expect(result.stdout).toMatch(/^BTC +usdt +0\.00% +binance \S+ \(\+0\.00%\); nobitex \S+ \(\+0\.00%\)$/m);
+    expect(result.stdout).toContain('Every source is within 5% of the others on every coin.');
   });
 
   it('tries the Wallex preset: toman prices are Wallex’s askPrice as quoted, with no ÷ 10', async () => {
@@ -85,11 +100,11 @@ describe('nerkh sources check', () => {
         Math.round(Number(sim.tomanAskOf(symbol))),
       ]);
     }
-    expect(sourceLines(result.stdout)).toEqual([
-      'source   kind     result',
-      'wallex   wallex   ok: quoted 9 of 9 markets',
-      'binance  binance  ok: quoted 4 of 4 markets',
-      'nobitex  nobitex  ok: quoted 1 of 1 markets',
+    expect(sourceLines(result.stdout).slice(0, 4)).toEqual([
+      'source   kind     reach      result',
+      'wallex   wallex   reachable  ok: quoted 9 of 9 markets',
+      'binance  binance  reachable  ok: quoted 4 of 4 markets',
+      'nobitex  nobitex  reachable  ok: quoted 1 of 1 markets',
     ]);
   });
 
@@ -105,8 +120,12 @@ describe('nerkh sources check', () => {
     expect(body.sources[0]).toMatchObject({
       name: 'binance',
       kind: 'binance',
+      reach: 'refused',
       ok: false,
-      detail: expect.stringMatching(/^HTTP 451: Service unavailable from a restricted location according to/),
+      detail: expect.stringMatching(
+        // REST's 451 carries Binance's message; the stream upgrade's has an empty body.
+        /^HTTP 451(: Service unavailable from a restricted location according to| Unavailable For Legal Reasons)/,
+      ),
       quoted: 0,
       missing: ['BTC/usdt', 'ETH/usdt', 'DOGE/usdt', 'SHIB/usdt'],
     });
@@ -128,7 +147,7 @@ describe('nerkh sources check', () => {
   - name: my-panel
     kind: json-http
     url: "{panel}"
-    mapping: { quotes: data.markets, key: pair, pair: { separator: "-" }, ask: sell, change: change24h, time: updated_at }
+    mapping: { quotes: data.markets, key: pair, pair: { separator: "-", suffixes: { TMN: toman, USDT: usdt } }, ask: sell, change: change24h, time: updated_at }
 routes:
   default: { usdt: [my-panel], toman: [my-panel] }
 `,
@@ -144,6 +163,76 @@ routes:
     expect(body.sources).toEqual([
       expect.objectContaining({ name: 'my-panel', ok: true, requested: 9, quoted: 9, missing: [] }),
     ]);
+  });
+
+  it('tries the Bitpin preset: both sources reachable, every coin they share compared, none flagged', async () => {
+    // The preset names ten coins: a catalog and a simulator that list them all.
+    const named = new Set(['USDT', 'BTC', 'ETH', 'SOL', 'XRP', 'DOGE', 'ADA', 'TRX', 'TON', 'LTC']);
+    const coins = loadCatalog().filter((entry) => named.has(entry.symbol));
+    const own = await ExchangeSimulator.start({ catalog: coins, seed: 16, autoTick: false });
+    onTestFinished(() => own.stop());
+    const coinsFile = join(dir, 'bitpin-catalog.json');
+    writeFileSync(coinsFile, JSON.stringify(coins));
+    // As shipped, but at 1 200 requests a minute: the simulator is ours, the 60 are Bitpin's.
+    const preset = presetFile(own, 'bitpin', dir);
+    writeFileSync(
+      preset,
+      readFileSync(preset, 'utf8').replace('max_requests_per_minute: 60', 'max_requests_per_minute: 1200'),
+    );
+    const result = await runCli(['sources', 'check', preset], { NERKH_CATALOG: coinsFile });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(sourceLines(result.stdout).slice(0, 3)).toEqual([
+      'source   kind       reach      result',
+      'bitpin   json-http  reachable  ok: quoted 19 of 19 markets',
+      'nobitex  nobitex    reachable  ok: quoted 19 of 19 markets',
+    ]);
+    const compared = comparedRows(result.stdout);
+    expect(compared.size).toBe(19);
+    expect(compared.get('BTC toman')).toBe(
+      `0.00%   bitpin ${own.tomanAskOf('BTC')} (+0.00%); nobitex ${own.tomanAskOf('BTC')} (+0.00%)`,
+    );
+    expect(result.stdout).toContain('Every source is within 5% of the others on every coin.');
+  });
+
+  it('flags a source configured as rial where it quotes toman, alone among three, and exits 1', async () => {
+    const file = join(dir, 'bitpin-as-rial.yaml');
+    writeFileSync(
+      file,
+      againstSimulator(
+        sim,
+        `sources:
+  - name: bitpin
+    kind: json-http
+    url: https://api.bitpin.ir/api/v1/mth/orderbook/{symbol}_{quote}/
+    max_requests_per_minute: 600
+    mapping: { ask: asks.0.0, pair: { suffixes: { IRT: rial } } }
+  - { name: nobitex, kind: nobitex, url: https://apiv2.nobitex.ir }
+  - { name: wallex, kind: wallex, url: https://api.wallex.ir }
+routes:
+  default: { usdt: [nobitex], toman: [bitpin, nobitex, wallex] }
+`,
+      ),
+    );
+    const result = await check([file, '--max-deviation', '3']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe('nerkh: a source deviates more than 3% from the others: bitpin\n');
+    const btc = comparedRows(result.stdout).get('BTC toman') as string;
+    const toman = Number(sim.tomanAskOf('BTC'));
+    expect(btc).toBe(
+      `900.00%  bitpin ${toman / 10} (-90.00%, DEVIATES, 10x low: a toman price read as rial?); nobitex ${toman} (+0.00%); wallex ${toman} (+0.00%)`,
+    );
+    expect(result.stdout).toContain('Deviating beyond 3%: bitpin on 5 coins.');
+    const json = JSON.parse((await check([file, '--json'])).stdout);
+    expect(json.max_deviation_pct).toBe(5);
+    expect(json.comparisons.find((row: { symbol: string }) => row.symbol === 'USDT')).toMatchObject({
+      currency: 'toman',
+      sources: [
+        { source: 'bitpin', deviating: true, unit_hint: 'ten-times-low' },
+        { source: 'nobitex', deviating: false, unit_hint: null },
+        { source: 'wallex', deviating: false, unit_hint: null },
+      ],
+    });
   });
 
   it('lists every mistake of an invalid file with its place, and exits 2 without contacting a source', async () => {
@@ -171,6 +260,7 @@ routes:
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('Usage: nerkh sources check [options] [file]');
     expect(result.stdout).toContain('FILE:LINE:COL: /pointer: message (exit 2)');
-    expect(result.stdout).toContain('Exits 1 when a source failed.');
+    expect(result.stdout).toContain('Exits 1 when a source failed or deviates.');
+    expect(result.stdout).toContain('--max-deviation <percent>');
   });
 });

@@ -14,6 +14,7 @@ describe('bundled catalog', () => {
     expect(catalog.find((entry) => entry.symbol === 'USDT')).toEqual({
       symbol: 'USDT',
       name_fa: 'تتر',
+      name_en: 'Tether',
       pair: null,
     });
   });
@@ -49,21 +50,49 @@ describe('operator catalog file', () => {
   };
 
   it('loads a replacement catalog', () => {
-    const file = write('ok.json', JSON.stringify([{ symbol: 'BTC', name_fa: 'بیت‌کوین', pair: 'BTCUSDT' }]));
-    expect(loadCatalog(file)).toEqual([{ symbol: 'BTC', name_fa: 'بیت‌کوین', pair: 'BTCUSDT' }]);
+    const file = write(
+      'ok.json',
+      JSON.stringify([{ symbol: 'BTC', name_fa: 'بیت‌کوین', name_en: 'Bitcoin', pair: 'BTCUSDT' }]),
+    );
+    expect(loadCatalog(file)).toEqual([
+      { symbol: 'BTC', name_fa: 'بیت‌کوین', name_en: 'Bitcoin', pair: 'BTCUSDT' },
+    ]);
   });
 
   it('names the file and the bad entry', () => {
     const file = write(
       'bad.json',
       JSON.stringify([
-        { symbol: 'BTC', name_fa: 'بیت‌کوین', pair: 'BTCUSDT' },
-        { symbol: 'ETH', name_fa: 'Ethereum', pair: 'ETHUSDT' },
+        { symbol: 'BTC', name_fa: 'بیت‌کوین', name_en: 'Bitcoin', pair: 'BTCUSDT' },
+        { symbol: 'ETH', name_fa: 'Ethereum', name_en: 'Ethereum', pair: 'ETHUSDT' },
       ]),
     );
     expect(() => loadCatalog(file)).toThrow(
-      `catalog ${file}: catalog entry #1 (ETH): name_fa must be a Persian name`,
+      `catalog ${file}:1: catalog entry #1 (ETH): name_fa must be a Persian name`,
     );
+  });
+
+  it('refuses a row without an English name, naming the file and its line', () => {
+    const file = write(
+      'no-english.json',
+      [
+        '[',
+        '  {"symbol":"USDT","name_fa":"تتر","name_en":"Tether","pair":null},',
+        '  {"symbol":"BTC","name_fa":"بیت‌کوین","name_en":"Bitcoin","pair":"BTCUSDT"},',
+        '  {"symbol":"ETH","name_fa":"اتریوم","pair":"ETHUSDT"}',
+        ']',
+      ].join('\n'),
+    );
+    expect(() => loadCatalog(file)).toThrow(
+      `catalog ${file}:4: catalog entry #2 (ETH): name_en must be the coin's English name`,
+    );
+  });
+
+  it('gives every bundled coin an English name', () => {
+    const names = new Map(loadCatalog().map((entry) => [entry.symbol, entry.name_en]));
+    expect(names.get('BTC')).toBe('Bitcoin');
+    expect(names.get('ETH')).toBe('Ethereum');
+    expect(names.get('USDT')).toBe('Tether');
   });
 
   it('names the file when it is missing or not JSON', () => {

@@ -6,13 +6,13 @@ import { builtInSources } from '../../src/sources/default-sources.ts';
 import { parseSources } from '../../src/sources/load-sources.ts';
 
 const catalog = parseCatalog([
-  { symbol: 'USDT', name_fa: 'تتر', pair: null },
-  { symbol: 'ETH', name_fa: 'اتریوم', pair: 'ETHUSDT' },
-  { symbol: 'BTC', name_fa: 'بیت‌کوین', pair: 'BTCUSDT' },
+  { symbol: 'USDT', name_fa: 'تتر', name_en: 'Tether', pair: null },
+  { symbol: 'ETH', name_fa: 'اتریوم', name_en: 'Ethereum', pair: 'ETHUSDT' },
+  { symbol: 'BTC', name_fa: 'بیت‌کوین', name_en: 'Bitcoin', pair: 'BTCUSDT' },
 ]);
 
 describe('CoinRouting', () => {
-  it('asks the built-in sources for every coin in tether from Binance and for tether in toman from Nobitex', () => {
+  it('asks the built-in sources for every coin in tether from Binance and Nobitex, and for tether in toman from Nobitex', () => {
     const routing = new CoinRouting(builtInSources(loadConfig({})), catalog);
     expect(routing.requests()).toEqual(
       new Map([
@@ -23,10 +23,18 @@ describe('CoinRouting', () => {
             { symbol: 'BTC', currency: 'usdt' },
           ],
         ],
-        ['nobitex', [{ symbol: 'USDT', currency: 'toman' }]],
+        [
+          'nobitex',
+          [
+            { symbol: 'ETH', currency: 'usdt' },
+            { symbol: 'BTC', currency: 'usdt' },
+            { symbol: 'USDT', currency: 'toman' },
+          ],
+        ],
       ]),
     );
     expect(routing.seriesOf('binance', 'usdt', 'BTC')).toBeDefined();
+    expect(routing.seriesOf('nobitex', 'usdt', 'BTC')).toBeDefined();
     expect(routing.seriesOf('binance', 'toman', 'BTC')).toBeUndefined();
     expect(routing.seriesOf('wallex', 'usdt', 'BTC')).toBeUndefined();
   });

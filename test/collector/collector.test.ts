@@ -14,10 +14,10 @@ const T0 = Date.parse('2026-03-01T10:00:00.000Z');
 const iso = (ms: number) => new Date(ms).toISOString();
 
 const catalog = parseCatalog([
-  { symbol: 'USDT', name_fa: 'تتر', pair: null },
-  { symbol: 'ETH', name_fa: 'اتریوم', pair: 'ETHUSDT' },
-  { symbol: 'BTC', name_fa: 'بیت‌کوین', pair: 'BTCUSDT' },
-  { symbol: 'DOGE', name_fa: 'دوج‌کوین', pair: 'DOGEUSDT' },
+  { symbol: 'USDT', name_fa: 'تتر', name_en: 'Tether', pair: null },
+  { symbol: 'ETH', name_fa: 'اتریوم', name_en: 'Ethereum', pair: 'ETHUSDT' },
+  { symbol: 'BTC', name_fa: 'بیت‌کوین', name_en: 'Bitcoin', pair: 'BTCUSDT' },
+  { symbol: 'DOGE', name_fa: 'دوج‌کوین', name_en: 'Dogecoin', pair: 'DOGEUSDT' },
 ]);
 
 function setup(env: Record<string, string> = {}, options: Partial<CollectorOptions> = {}) {
@@ -231,9 +231,10 @@ describe('Collector: sources', () => {
 
     const quote = { currency: 'usdt', changePct: null, tickTime: T0 } as const;
     collector.quote({ ...quote, symbol: 'BTC', ask: 64_000, source: 'wallex' });
-    // The built-in routes ask Binance for coins in tether only, and Nobitex for tether in toman.
+    // The built-in routes ask Binance and Nobitex for coins in tether, and Nobitex for tether in
+    // toman: never a coin in toman.
     collector.quote({ ...quote, symbol: 'ETH', currency: 'toman', ask: 310_000_000, source: 'binance' });
-    collector.quote({ ...quote, symbol: 'BTC', ask: 64_000, source: 'nobitex' });
+    collector.quote({ ...quote, symbol: 'BTC', currency: 'toman', ask: 6_400_000_000, source: 'nobitex' });
     collector.quote({ ...quote, symbol: 'XYZ', ask: 1, source: 'binance' });
     collector.quote({ ...quote, symbol: 'USDT', currency: 'toman', ask: -1, source: 'nobitex' });
     expect(collector.rejectedCounts()).toEqual({

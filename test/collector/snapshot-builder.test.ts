@@ -13,11 +13,11 @@ const T0 = Date.parse('2026-03-01T10:00:00.000Z');
 const iso = (ms: number) => new Date(ms).toISOString();
 
 const withUsdt = [
-  { symbol: 'USDT', name_fa: 'تتر', pair: null },
-  { symbol: 'ETH', name_fa: 'اتریوم', pair: 'ETHUSDT' },
-  { symbol: 'BTC', name_fa: 'بیت‌کوین', pair: 'BTCUSDT' },
-  { symbol: 'ZEC', name_fa: 'زی‌کش', pair: 'ZECUSDT' },
-  { symbol: 'DOGE', name_fa: 'دوج‌کوین', pair: 'DOGEUSDT' },
+  { symbol: 'USDT', name_fa: 'تتر', name_en: 'Tether', pair: null },
+  { symbol: 'ETH', name_fa: 'اتریوم', name_en: 'Ethereum', pair: 'ETHUSDT' },
+  { symbol: 'BTC', name_fa: 'بیت‌کوین', name_en: 'Bitcoin', pair: 'BTCUSDT' },
+  { symbol: 'ZEC', name_fa: 'زی‌کش', name_en: 'Zcash', pair: 'ZECUSDT' },
+  { symbol: 'DOGE', name_fa: 'دوج‌کوین', name_en: 'Dogecoin', pair: 'DOGEUSDT' },
 ];
 
 const source = (name: string, kind: 'binance' | 'nobitex' | 'wallex'): ConfiguredSource =>

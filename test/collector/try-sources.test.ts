@@ -8,8 +8,8 @@ import { parseSources } from '../../src/sources/load-sources.ts';
 import { freePort } from '../support/run-cli.ts';
 
 const catalog = parseCatalog([
-  { symbol: 'USDT', name_fa: 'تتر', pair: null },
-  { symbol: 'BTC', name_fa: 'بیت‌کوین', pair: 'BTCUSDT' },
+  { symbol: 'USDT', name_fa: 'تتر', name_en: 'Tether', pair: null },
+  { symbol: 'BTC', name_fa: 'بیت‌کوین', name_en: 'Bitcoin', pair: 'BTCUSDT' },
 ]);
 
 /** A server that accepts connections and never answers. */

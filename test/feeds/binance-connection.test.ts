@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import {
   binanceFeed,
   binanceFeedUnderFault,
@@ -82,7 +82,7 @@ describe('BinanceFeed', () => {
     await waitFor(() => listener.lastState() === 'open', 2_000, 'recovery');
   });
 
-  it("is refused while geo-blocked (HTTP 451 with Binance's message), and open with quotes once lifted", async () => {
+  it('is refused while geo-blocked (an empty-bodied HTTP 451 on the upgrade), and open with quotes once lifted', async () => {
     const { sim, listener } = await binanceFeedUnderFault('geo-block', { refusedBackoffMaxMs: 100 });
     await waitFor(
       () => listener.states.filter((s) => s.state === 'refused').length >= 2,
@@ -91,7 +91,7 @@ describe('BinanceFeed', () => {
     );
     const refused = listener.states.find((s) => s.state === 'refused');
     expect(refused?.detail).toMatch(
-      /^HTTP 451: Service unavailable from a restricted location according to 'b\. Eligibility' in https:\/\/www\.binance\.com\/en\/terms\. Please contact customer service if you believe you received this message in error\.; reconnecting in \d+ ms \(attempt \d+\)$/,
+      /^HTTP 451 Unavailable For Legal Reasons; reconnecting in \d+ ms \(attempt \d+\)$/,
     );
     // Retries while refused stay refused: no 'connecting' between them.
     expect(listener.statesSeen().slice(0, 3)).toEqual(['connecting', 'refused', 'refused']);
@@ -124,6 +124,50 @@ describe('BinanceFeed', () => {
     feed.start();
     const refused = await waitFor(() => restOnly.states.find((s) => s.state === 'refused'), 2_000, 'refused');
     expect(refused.detail).toMatch(/^HTTP 451: Service unavailable from a restricted location .*in error\.$/);
+  });
+
+  it('answers serverShutdown by opening the new connection before the old one closes, missing no price', async () => {
+    const { sim, listener } = await openBinanceFeed();
+    await tickUntilQuoted(sim, listener, 'BTCUSDT', '90000');
+    // Tick a new BTC price every 10 ms throughout.
+    const sent: number[] = [];
+    let cents = 9_000_000;
+    const ticker = setInterval(() => {
+      cents += 1;
+      sent.push(cents / 100);
+      sim.tick('BTCUSDT', (cents / 100).toFixed(2));
+    }, 10);
+    onTestFinished(() => clearInterval(ticker));
+    await sleep(100);
+    const announcedAt = Date.now();
+    expect(sim.announceBinanceShutdown(600)).toBe(1);
+    const replaced = await waitFor(
+      () => listener.states.find((s) => /serverShutdown/.test(s.detail)),
+      2_000,
+      'the replacement',
+    );
+    await waitFor(() => Date.now() - announcedAt > 800, 2_000, 'past the server closing the old one');
+    clearInterval(ticker);
+    const lastSent = sent.at(-1) as number;
+    await waitFor(() => listener.quotes.at(-1)?.ask === lastSent, 2_000, 'the last price');
+
+    expect(replaced).toMatchObject({ state: 'open' });
+    expect(replaced.detail).toMatch(/replaced the connection: the server announced serverShutdown$/);
+    // As the server saw it: connection 2 opened, then connection 1 closed, before the server's
+    // own close 600 ms after the announcement (nerkh closed it once the new one was open).
+    const log = sim.binanceConnectionLog().filter((e) => e.at >= announcedAt);
+    expect(log.map(({ connection, event }) => `${connection} ${event}`)).toEqual(['2 open', '1 close']);
+    expect((log[1]?.at as number) - announcedAt).toBeLessThan(600);
+    expect(sim.connectionCount).toBe(1);
+    // Every price sent was published, in order (one sent while both connections were open may
+    // come twice); nothing rejected, no reconnect.
+    const received = listener.quotes
+      .filter((q) => q.symbol === 'BTC')
+      .map((q) => q.ask)
+      .filter((ask, index, all) => index === 0 || ask !== all[index - 1]);
+    expect(received.slice(received.indexOf(sent[0] as number))).toEqual(sent);
+    expect(listener.rejections).toEqual([]);
+    expect(listener.statesSeen().slice(2)).toEqual(['open']);
   });
 
   it('replaces its connection before the lifetime cap without a gap', async () => {

@@ -1,9 +1,43 @@
 import { describe, expect, it } from 'vitest';
 import { parseRestTicker, parseTickerFrame } from '../../src/feeds/binance-ticker.ts';
+import { fixture } from '../support/fixtures.ts';
 
 const pairs = new Set(['BTCUSDT', 'ETHUSDT']);
 const event = { e: '24hrTicker', E: 1_700_000_000_123, s: 'BTCUSDT', P: '-1.234', a: '97123.45000000' };
 const frame = (data: unknown, stream = 'btcusdt@ticker') => JSON.stringify({ stream, data });
+
+describe("Binance's documented answers (test/fixtures/binance)", () => {
+  const bnb = new Set(['BNBBTC']);
+
+  it('reads the documented ticker event: ask "0.0026", change 250.00 %, event time E', () => {
+    const text = fixture('binance/ticker-stream-bnbbtc.json');
+    const quote = { pair: 'BNBBTC', ask: 0.0026, changePct: 250, tickTime: 1_672_515_782_136 };
+    expect(parseTickerFrame(text, bnb)).toEqual({ kind: 'quote', quote });
+    expect(
+      parseTickerFrame(JSON.stringify({ stream: 'bnbbtc@ticker', data: JSON.parse(text) }), bnb),
+    ).toEqual({
+      kind: 'quote',
+      quote,
+    });
+  });
+
+  it('reads the documented REST 24 h ticker: askPrice "4.00000200", −95.960 %, at closeTime', () => {
+    const [item] = JSON.parse(fixture('binance/ticker-24hr-full-bnbbtc.json')) as unknown[];
+    expect(parseRestTicker(item, bnb, 0)).toEqual({
+      kind: 'quote',
+      quote: { pair: 'BNBBTC', ask: 4.000002, changePct: -95.96, tickTime: 1_499_869_899_040 },
+    });
+  });
+
+  it('knows serverShutdown, raw and combined, as an announcement, not a rejected tick', () => {
+    for (const file of ['binance/server-shutdown-raw.json', 'binance/server-shutdown-combined.json']) {
+      expect(parseTickerFrame(fixture(file), bnb)).toEqual({
+        kind: 'shutdown',
+        eventTime: 1_770_123_456_789,
+      });
+    }
+  });
+});
 
 describe('parseTickerFrame', () => {
   it('reads a, E and P from a combined-stream frame and from a raw payload', () => {

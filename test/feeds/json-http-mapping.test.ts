@@ -4,7 +4,10 @@ import {
   type JsonHttpMapping,
   JsonHttpMappingSchema,
   mappingProblems,
+  marketQuoteCode,
+  marketUrl,
   parseJsonHttp,
+  parseJsonHttpMarket,
 } from '../../src/feeds/json-http-mapping.ts';
 import type { MarketRequest } from '../../src/feeds/types.ts';
 import { createPairMarket, createTetherMarket, seededRandom } from '../../src/simulator/market.ts';
@@ -51,7 +54,7 @@ const panel = {
 const panelMapping: JsonHttpMapping = {
   quotes: 'data.markets',
   key: 'pair',
-  pair: { separator: '-' },
+  pair: { separator: '-', suffixes: { TMN: 'toman', USDT: 'usdt' } },
   ask: 'sell',
   change: 'change24h',
   time: 'updated_at',
@@ -131,7 +134,7 @@ describe('parseJsonHttp: where the quotes are', () => {
 
   it('asks for a symbol under the name the document uses', () => {
     const document = { XBT_IRT: { sell: '10234320000' } };
-    const mapping: JsonHttpMapping = { pair: { separator: '_' }, ask: 'sell' };
+    const mapping: JsonHttpMapping = { pair: { separator: '_', suffixes: { IRT: 'toman' } }, ask: 'sell' };
     const xbt: MarketRequest = { symbol: 'BTC', currency: 'toman', market: 'XBT' };
     expect(read(document, mapping, [xbt])).toMatchObject({
       quotes: [{ symbol: 'BTC', ask: 10_234_320_000 }],
@@ -173,14 +176,19 @@ describe("parseJsonHttp: the simulator's made-up exchange", () => {
 });
 
 describe('parseJsonHttp: pairs and currencies', () => {
-  it('splits on the last separator, in any case: btc_irt is BTC in toman', () => {
+  it('splits on the last separator, in any case: btc_irt is BTC in toman as declared', () => {
     const document = {
       markets: [
         { m: 'btc_irt', a: '10234320000' },
         { m: 'wrapped_eth_irt', a: '1' },
       ],
     };
-    const mapping: JsonHttpMapping = { quotes: 'markets', key: 'm', pair: { separator: '_' }, ask: 'a' };
+    const mapping: JsonHttpMapping = {
+      quotes: 'markets',
+      key: 'm',
+      pair: { separator: '_', suffixes: { irt: 'toman' } },
+      ask: 'a',
+    };
     const weth: MarketRequest = { symbol: 'WETH', currency: 'toman', market: 'wrapped_eth' };
     expect(read(document, mapping, [btcToman, weth])).toMatchObject({
       quotes: [
@@ -213,23 +221,22 @@ describe('parseJsonHttp: pairs and currencies', () => {
     });
   });
 
-  it('knows the usual quote codes when the mapping lists none', () => {
-    const document = { btctmn: { a: '1' }, ethirt: { a: '2' }, dogerls: { a: '30' }, solusdt: { a: '4' } };
-    const markets: MarketRequest[] = [
-      btcToman,
-      ethToman,
-      { symbol: 'DOGE', currency: 'toman', market: 'DOGE' },
-      { symbol: 'SOL', currency: 'usdt', market: 'SOL' },
-    ];
-    expect(read(document, { pair: {}, ask: 'a' }, markets)).toMatchObject({
-      quotes: [
-        { ask: 1 },
-        { ask: 2 },
-        { symbol: 'DOGE', ask: 3 },
-        { symbol: 'SOL', currency: 'usdt', ask: 4 },
-      ],
-      rejected: [],
+  it('never guesses a unit: a quote code the mapping does not declare is not read', () => {
+    const document = { btcirt: { a: '1' }, ethtmn: { a: '2' } };
+    const mapping: JsonHttpMapping = { pair: { suffixes: { TMN: 'toman' } }, ask: 'a' };
+    expect(read(document, mapping, [btcToman, ethToman])).toEqual({
+      kind: 'read',
+      quotes: [{ symbol: 'ETH', currency: 'toman', ask: 2, changePct: null, tickTime: AT }],
+      rejected: ['market-missing'],
     });
+  });
+
+  it('reads IRT in the unit the mapping declares for it: rial on one exchange, toman on another', () => {
+    const document = { BTCIRT: { a: '102343200000' } };
+    const asRial = read(document, { pair: { suffixes: { IRT: 'rial' } }, ask: 'a' }, [btcToman]);
+    const asToman = read(document, { pair: { suffixes: { IRT: 'toman' } }, ask: 'a' }, [btcToman]);
+    expect(asRial).toMatchObject({ quotes: [{ ask: 10_234_320_000 }] });
+    expect(asToman).toMatchObject({ quotes: [{ ask: 102_343_200_000 }] });
   });
 
   it('turns rial into toman exactly: ÷ 10, fractions kept', () => {
@@ -251,7 +258,12 @@ describe('parseJsonHttp: pairs and currencies', () => {
         { p: 'ETH-TMN', a: '3' },
       ],
     };
-    const mapping: JsonHttpMapping = { quotes: 'markets', key: 'p', pair: { separator: '-' }, ask: 'a' };
+    const mapping: JsonHttpMapping = {
+      quotes: 'markets',
+      key: 'p',
+      pair: { separator: '-', suffixes: { TMN: 'toman' } },
+      ask: 'a',
+    };
     expect(read(document, mapping, [ethToman])).toEqual({
       kind: 'read',
       quotes: [{ symbol: 'ETH', currency: 'toman', ask: 3, changePct: null, tickTime: AT }],
@@ -337,7 +349,7 @@ describe('parseJsonHttp: what it rejects', () => {
     const mapping: JsonHttpMapping = {
       quotes: 'markets',
       key: 'pair',
-      pair: { separator: '-' },
+      pair: { separator: '-', suffixes: { TMN: 'toman' } },
       ask: 'sell',
     };
     expect(read(document, mapping, [btcToman, ethToman])).toMatchObject({
@@ -425,12 +437,183 @@ describe('parseJsonHttp: a mapping is data, never code', () => {
 describe('mappingProblems', () => {
   it('asks for the currency when no pair says it, and for one of the two when both do', () => {
     expect(mappingProblems({ ask: 'sell', currency: 'toman' })).toEqual([]);
-    expect(mappingProblems({ ask: 'sell', pair: { separator: '-' } })).toEqual([]);
+    expect(mappingProblems({ ask: 'sell', pair: { separator: '-', suffixes: { TMN: 'toman' } } })).toEqual(
+      [],
+    );
     expect(mappingProblems({ ask: 'sell' })).toEqual([
       { pointer: '', message: 'needs `currency` (usdt, toman or rial) or a `pair` that says it' },
     ]);
-    expect(mappingProblems({ ask: 'sell', pair: {}, currency: 'toman' })).toEqual([
-      { pointer: '/currency', message: 'the pair says the currency; remove `currency` or `pair`' },
+    expect(mappingProblems({ ask: 'sell', pair: { suffixes: { TMN: 'toman' } }, currency: 'toman' })).toEqual(
+      [{ pointer: '/currency', message: 'the pair says the currency; remove `currency` or `pair`' }],
+    );
+  });
+});
+
+describe('parseJsonHttp: envelope, scale, closed markets and keys of two fields', () => {
+  const list = (status: unknown) => ({ status, data: [{ s: 'BTC', a: '1', chg: -0.0065, isClosed: false }] });
+  const mapping: JsonHttpMapping = {
+    envelope: { status: 0 },
+    quotes: 'data',
+    key: 's',
+    ask: 'a',
+    change: 'chg',
+    scale: { change: 100 },
+    currency: 'toman',
+  };
+
+  it('reads a document whose envelope says it answered, and finds any other unreadable', () => {
+    expect(read(list(0), mapping, [btcToman])).toMatchObject({ kind: 'read', quotes: [{ ask: 1 }] });
+    for (const status of [1, '0', 'failed', null]) {
+      expect(read(list(status), mapping, [btcToman])).toEqual({
+        kind: 'unreadable',
+        reason: 'envelope-not-ok',
+      });
+    }
+    expect(read({ data: [] }, mapping, [btcToman])).toEqual({
+      kind: 'unreadable',
+      reason: 'envelope-not-ok',
+    });
+  });
+
+  it("scales a change given as a fraction into percent: Excoino's −0.0065 is −0.65 %", () => {
+    expect(read(list(0), mapping, [btcToman])).toMatchObject({ quotes: [{ changePct: -0.65 }] });
+  });
+
+  it('scales the ask', () => {
+    const document = { BTC: { a: '97.25012' } };
+    expect(read(document, { ask: 'a', currency: 'usdt', scale: { ask: 1000 } }, [btcUsdt])).toMatchObject({
+      quotes: [{ ask: 97_250.12 }],
+    });
+  });
+
+  it('rejects a closed or inactive market and publishes the open ones', () => {
+    const document = {
+      markets: [
+        { s: 'BTC', a: '1', isClosed: true },
+        { s: 'ETH', a: '2', isClosed: false },
+      ],
+    };
+    const closed: JsonHttpMapping = {
+      quotes: 'markets',
+      key: 's',
+      ask: 'a',
+      currency: 'toman',
+      open_when: { isClosed: false },
+    };
+    expect(read(document, closed, [btcToman, ethToman])).toEqual({
+      kind: 'read',
+      quotes: [{ symbol: 'ETH', currency: 'toman', ask: 2, changePct: null, tickTime: AT }],
+      rejected: ['market-closed'],
+    });
+  });
+
+  it('builds the key from two fields, the quote field naming the declared unit', () => {
+    const document = {
+      data: [
+        { base: { en: 'btc' }, quote: { en: 'irr' }, sell: 102_343_200_000 },
+        { base: { en: 'btc' }, quote: { en: 'usdt' }, sell: 97_250.12 },
+        { base: { en: 'eth' }, quote: { en: 'eur' }, sell: 1 },
+      ],
+    };
+    const twoFields: JsonHttpMapping = {
+      quotes: 'data',
+      key: ['base.en', 'quote.en'],
+      pair: { suffixes: { IRR: 'rial', USDT: 'usdt' } },
+      ask: 'sell',
+    };
+    expect(read(document, twoFields, [btcToman, btcUsdt, ethToman])).toMatchObject({
+      quotes: [
+        { symbol: 'BTC', currency: 'toman', ask: 10_234_320_000 },
+        { symbol: 'BTC', currency: 'usdt', ask: 97_250.12 },
+      ],
+      rejected: ['market-missing'],
+    });
+  });
+});
+
+describe('parseJsonHttpMarket: one document per market', () => {
+  const book = JSON.stringify({
+    asks: [
+      ['10234320000', '0.1'],
+      ['10234330000', '2'],
+    ],
+    bids: [['1', '1']],
+  });
+
+  it("reads the best ask of a per-symbol order book at asks.0.0, in the request's unit", () => {
+    expect(parseJsonHttpMarket(book, { ask: 'asks.0.0', currency: 'toman' }, btcToman, 'toman', AT)).toEqual({
+      kind: 'read',
+      quotes: [{ symbol: 'BTC', currency: 'toman', ask: 10_234_320_000, changePct: null, tickTime: AT }],
+      rejected: [],
+    });
+    expect(
+      parseJsonHttpMarket(book, { ask: 'asks.0.0', currency: 'rial' }, btcToman, 'rial', AT),
+    ).toMatchObject({
+      quotes: [{ ask: 1_023_432_000 }],
+    });
+  });
+
+  it('rejects an empty order book and finds a failed envelope unreadable', () => {
+    const empty = JSON.stringify({ asks: [], bids: [] });
+    expect(parseJsonHttpMarket(empty, { ask: 'asks.0.0', currency: 'toman' }, btcToman, 'toman', AT)).toEqual(
+      {
+        kind: 'read',
+        quotes: [],
+        rejected: ['ask-missing'],
+      },
+    );
+    const failed = JSON.stringify({ status: 'failed' });
+    const mapping: JsonHttpMapping = { envelope: { status: 'ok' }, ask: 'asks.0.0', currency: 'toman' };
+    expect(parseJsonHttpMarket(failed, mapping, btcToman, 'toman', AT)).toEqual({
+      kind: 'unreadable',
+      reason: 'envelope-not-ok',
+    });
+  });
+
+  it('fills the URL with the market code and the quote code declared for the currency', () => {
+    const mapping: JsonHttpMapping = { ask: 'asks.0.0', pair: { suffixes: { USDT: 'usdt', IRT: 'toman' } } };
+    expect(marketQuoteCode(mapping, 'toman')).toEqual({ code: 'IRT', unit: 'toman' });
+    expect(marketQuoteCode(mapping, 'usdt')).toEqual({ code: 'USDT', unit: 'usdt' });
+    expect(marketQuoteCode({ ask: 'a', pair: { suffixes: { USDT: 'usdt' } } }, 'toman')).toBeNull();
+    expect(marketUrl('https://x.example/orderbook/{symbol}_{quote}/', 'BTC', 'IRT')).toBe(
+      'https://x.example/orderbook/BTC_IRT/',
+    );
+    expect(marketUrl('https://x.example/depth?symbol={symbol}{quote}', 'a b', 'IRT')).toBe(
+      'https://x.example/depth?symbol=a%20bIRT',
+    );
+  });
+});
+
+describe('mappingProblems: units are declared, URLs can be filled', () => {
+  it('refuses a pair without declared units, naming why', () => {
+    expect(mappingProblems({ ask: 'sell', pair: { separator: '-' } })).toEqual([
+      {
+        pointer: '/pair',
+        message: expect.stringContaining(
+          'nerkh never guesses a unit (IRT is toman on Bitpin and Tabdeal, rial on Nobitex)',
+        ),
+      },
+    ]);
+  });
+
+  it('checks a per-market URL against the mapping', () => {
+    const byQuote: JsonHttpMapping = { ask: 'asks.0.0', pair: { suffixes: { IRT: 'toman' } } };
+    expect(mappingProblems(byQuote, 'https://x.example/ob/{symbol}_{quote}/')).toEqual([]);
+    expect(mappingProblems({ ask: 'a', currency: 'toman' }, 'https://x.example/{symbol}')).toEqual([]);
+    expect(mappingProblems({ ask: 'a', currency: 'toman' }, 'https://x.example/{symbol}/{quote}')).toEqual([
+      {
+        pointer: '',
+        message: 'the URL holds {quote}: declare the quote codes and their units in `pair.suffixes`',
+      },
+    ]);
+    expect(mappingProblems(byQuote, 'https://x.example/{symbol}')).toEqual([
+      { pointer: '', message: 'the URL names no {quote}: say the unit of every document in `currency`' },
+    ]);
+    expect(
+      mappingProblems({ ask: 'a', key: 's', currency: 'toman' }, 'https://x.example/{symbol}?t={token}'),
+    ).toEqual([
+      { pointer: '', message: 'the URL may hold {symbol} and {quote} only, not {token}' },
+      { pointer: '/key', message: 'with {symbol} in the URL each document is one market; remove `key`' },
     ]);
   });
 });

@@ -1,7 +1,9 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { NobitexFeed, type NobitexFeedOptions } from '../../src/feeds/nobitex.ts';
 import type { ExchangeSimulator } from '../../src/simulator/exchange-simulator.ts';
+import { startAnswerServer } from '../support/answer-server.ts';
 import { RecordingListener, silentLogger } from '../support/feeds.ts';
+import { fixture } from '../support/fixtures.ts';
 import { startSimulator } from '../support/simulator.ts';
 import { sleep, waitFor } from '../support/wait.ts';
 
@@ -53,7 +55,7 @@ describe('NobitexFeed', () => {
     expect(listener.rejections).toEqual([]);
   });
 
-  it('quotes coins from their rial markets ÷ 10 and their tether markets, one request per currency', async () => {
+  it('quotes coins from their rial markets ÷ 10 and their tether markets, in one request', async () => {
     const { sim, listener } = await setup({
       markets: [
         tetherMarket,
@@ -86,8 +88,8 @@ describe('NobitexFeed', () => {
     expect(latest('BTC', 'usdt')?.ask).toBe(97250.12);
     expect(latest('ETH', 'usdt')?.ask).toBe(Number(sim.askOf('ETHUSDT')));
     expect(listener.rejections).toEqual([]);
-    // Two requests a round (rls, usdt) at 40 ms each: a round every 80 ms.
-    expect(listener.states[0]?.detail).toBe(`polling ${new URL(sim.nobitexBaseUrl).host} every 80 ms`);
+    // One request a round for both quote currencies: a round every 40 ms.
+    expect(listener.states[0]?.detail).toBe(`polling ${new URL(sim.nobitexBaseUrl).host} every 40 ms`);
   });
 
   it('is refused while geo-blocked, and open again once the block is lifted', async () => {
@@ -99,11 +101,11 @@ describe('NobitexFeed', () => {
     await waitFor(() => listener.lastState() === 'open', 2_000, 'recovery');
   });
 
-  it('honours Retry-After on 429, then recovers', async () => {
+  it("honours the simulator's 429 backOff, then recovers", async () => {
     const { sim, listener } = await setup();
     sim.setFault('http-429', 'nobitex');
     const limited = await waitFor(() => listener.states.find((s) => s.state === 'backoff'), 2_000, '429');
-    expect(limited.detail).toBe('rate limited (HTTP 429); next request in 1000 ms');
+    expect(limited.detail).toBe('rate limited (HTTP 429, back-off 1 s in the body); next request in 1000 ms');
     const limitedAt = Date.now();
     const quotesBefore = listener.quotes.length;
     sim.setFault('none');
@@ -162,6 +164,138 @@ describe('NobitexFeed', () => {
     sim.setFault('absurd', 'nobitex');
     await waitFor(() => listener.quotes.some((quote) => quote.ask === 105_299_000), 2_000, 'the absurd rate');
     expect(listener.rejections).toEqual([]);
+  });
+
+  it('asks for both quote currencies in one request, as TraderBot/nerkh', async () => {
+    const server = await startAnswerServer(() => ({
+      status: 200,
+      body: fixture('nobitex/market-stats-btc-rls.json'),
+    }));
+    const listener = new RecordingListener();
+    nobitexFeed({
+      name: 'nobitex',
+      url: server.url,
+      markets: [
+        tetherMarket,
+        { symbol: 'BTC', currency: 'toman', market: 'btc' },
+        { symbol: 'ETH', currency: 'usdt', market: 'eth' },
+      ],
+      pollMs: 50,
+      minPollMs: 50,
+      listener,
+      logger: silentLogger,
+    }).start();
+    await waitFor(() => listener.quotes.length > 0, 2_000, 'a quote');
+    expect(server.seen[0]?.url).toBe('/market/stats?srcCurrency=usdt,btc,eth&dstCurrency=rls,usdt');
+    expect(server.seen[0]?.headers['user-agent']).toBe('TraderBot/nerkh');
+    // The documented example: btc-rls bestSell 749 976 360 rial = 74 997 636 toman, +9.38 %.
+    expect(listener.quotes[0]).toMatchObject({
+      symbol: 'BTC',
+      currency: 'toman',
+      ask: 74_997_636,
+      changePct: 9.38,
+    });
+    expect(listener.rejections.map((r) => r.reason)).toEqual(['market-missing', 'market-missing']);
+  });
+
+  it('sends the configured bot name, and refuses one that is not an HTTP token', () => {
+    expect(() =>
+      nobitexFeed({
+        name: 'nobitex',
+        url: 'http://127.0.0.1:1',
+        markets: [tetherMarket],
+        pollMs: 3000,
+        botName: 'a b',
+        listener: new RecordingListener(),
+        logger: silentLogger,
+      }),
+    ).toThrow('bot name "a b" must be an HTTP token without "/"');
+  });
+
+  it("waits out the documented 429's backOff, which comes in the body with no Retry-After", async () => {
+    // Nobitex's documented body, with a 2 s backOff instead of 12 to keep the test short.
+    const limited = JSON.stringify({ ...JSON.parse(fixture('nobitex/too-many-requests.json')), backOff: 2 });
+    const server = await startAnswerServer((index) =>
+      index === 1
+        ? { status: 429, body: limited }
+        : { status: 200, body: fixture('nobitex/market-stats-usdt-rls-placeholders.json') },
+    );
+    const listener = new RecordingListener();
+    nobitexFeed({
+      name: 'nobitex',
+      url: server.url,
+      markets: [tetherMarket],
+      pollMs: 100,
+      minPollMs: 100,
+      listener,
+      logger: silentLogger,
+    }).start();
+    await waitFor(() => server.seen.length >= 4, 5_000, 'four requests');
+    const [first, second, third, fourth] = server.seen.map((request) => request.at) as [
+      number,
+      number,
+      number,
+      number,
+    ];
+    expect(second - first).toBeGreaterThanOrEqual(95);
+    expect(second - first).toBeLessThan(1_000);
+    // After the 429: not one request before the 2 s the body asked for.
+    expect(third - second).toBeGreaterThanOrEqual(1_995);
+    expect(third - second).toBeLessThan(2_900);
+    expect(fourth - third).toBeLessThan(1_000);
+    expect(listener.states.map((s) => s.detail)).toContain(
+      'rate limited (HTTP 429, back-off 2 s in the body); next request in 2000 ms',
+    );
+    expect(listener.states.some((s) => s.state === 'refused')).toBe(false);
+    expect(listener.lastState()).toBe('open');
+    // The recorded answer's tether: 271 500 rial = 27 150 toman, its −100 % change a placeholder.
+    expect(listener.quotes.at(-1)).toMatchObject({ symbol: 'USDT', ask: 27_150, changePct: null });
+  });
+
+  it('treats a backOff of a minute or more as a ban: refused, so coins fail over at once', async () => {
+    const server = await startAnswerServer(() => ({
+      status: 429,
+      body: JSON.stringify({ ...JSON.parse(fixture('nobitex/too-many-requests.json')), backOff: 120 }),
+    }));
+    const listener = new RecordingListener();
+    nobitexFeed({
+      name: 'nobitex',
+      url: server.url,
+      markets: [tetherMarket],
+      pollMs: 100,
+      minPollMs: 100,
+      listener,
+      logger: silentLogger,
+    }).start();
+    const refused = await waitFor(() => listener.states.find((s) => s.state === 'refused'), 2_000, 'refused');
+    expect(refused.detail).toBe('banned (HTTP 429, back-off 120 s in the body); next request in 120000 ms');
+    await sleep(300);
+    expect(server.seen).toHaveLength(1);
+  });
+
+  it('never publishes a closed market, and publishes placeholder changes as null, counting both', async () => {
+    const { sim, listener } = await setup({
+      markets: [tetherMarket, { symbol: 'BTC', currency: 'toman', market: 'btc' }],
+    });
+    sim.setNobitexCondition('closed', ['btc-rls']);
+    sim.setNobitexCondition('placeholders', ['usdt-rls']);
+    const since = listener.quotes.length;
+    await waitFor(
+      () => listener.rejections.some((r) => r.reason === 'market-closed'),
+      2_000,
+      'a closed market',
+    );
+    await waitFor(
+      () => listener.quotes.slice(since).some((q) => q.symbol === 'USDT' && q.changePct === null),
+      2_000,
+      'a placeholder change',
+    );
+    const after = listener.quotes.length;
+    await sleep(150);
+    expect(listener.quotes.slice(after).some((q) => q.symbol === 'BTC')).toBe(false);
+    expect(listener.rejections.some((r) => r.reason === 'day-change-placeholder')).toBe(true);
+    sim.setNobitexCondition('normal');
+    await waitFor(() => listener.quotes.slice(after).some((q) => q.symbol === 'BTC'), 2_000, 'BTC again');
   });
 
   it('keeps at least 3 s between polls unless told otherwise', () => {

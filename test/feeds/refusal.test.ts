@@ -24,6 +24,7 @@ describe('httpErrorDetail', () => {
       'HTTP 502: <html> <h1>Bad Gateway</h1> </html>',
     );
     expect(httpErrorDetail(451, 'x'.repeat(500))).toBe(`HTTP 451: ${'x'.repeat(200)}`);
-    expect(httpErrorDetail(451, '')).toBe('HTTP 451');
+    expect(httpErrorDetail(451, '')).toBe('HTTP 451 Unavailable For Legal Reasons');
+    expect(httpErrorDetail(599, '')).toBe('HTTP 599');
   });
 });

@@ -1,13 +1,19 @@
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { KeyUse, LastUseWriter } from '../../src/keys/last-use-writer.ts';
 import { createLogger } from '../../src/logger.ts';
+import type { KeyDayUsage } from '../../src/store/key-usage.ts';
 import { LogCapture } from '../support/test-app.ts';
 
-/** A store that keeps what it is handed, one map per transaction. */
+/** A store that keeps what it is handed, one map (and one usage list) per transaction. */
 class RecordingStore {
   readonly batches: Map<string, string>[] = [];
-  async recordApiKeyUse(lastUsed: ReadonlyMap<string, string>): Promise<void> {
+  readonly usage: KeyDayUsage[][] = [];
+  async recordApiKeyUse(
+    lastUsed: ReadonlyMap<string, string>,
+    usage: readonly KeyDayUsage[] = [],
+  ): Promise<void> {
     this.batches.push(new Map(lastUsed));
+    this.usage.push([...usage]);
   }
 }
 
@@ -85,6 +91,26 @@ describe('LastUseWriter', () => {
     expect(store.batches.at(-1)).toEqual(new Map([['k', '2025-01-01T00:00:01.000Z']]));
   });
 
+  it('closes only once a flush under way has written every batch it took', async () => {
+    const written: string[] = [];
+    const keys = [new KeyUse('a'), new KeyUse('b')];
+    for (const key of keys) key.used(at('2025-01-01T00:00:00Z'));
+    const writer = new LastUseWriter({
+      store: {
+        async recordApiKeyUse(lastUsed) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          written.push(...lastUsed.keys());
+        },
+      },
+      logger: createLogger('silent'),
+      liveKeys: () => keys,
+      flushChunk: 1,
+    });
+    void writer.flush();
+    await writer.close();
+    expect(written).toEqual(['a', 'b']);
+  });
+
   it('logs a failed write and goes on with the next', async () => {
     const logs = new LogCapture();
     const key = new KeyUse('k');
@@ -102,9 +128,74 @@ describe('LastUseWriter', () => {
     onTestFinished(() => writer.close());
     key.used(at('2025-01-01T00:00:00Z'));
     await writer.flush();
-    expect(logs.text).toContain('writing API key last-use times failed');
+    expect(logs.text).toContain('writing API key last-use times and usage failed');
     key.used(at('2025-01-01T00:00:01Z'));
     await writer.flush();
     expect(calls).toBe(2);
+  });
+
+  it('writes admitted and refused counts per UTC day with the last use, each count once', async () => {
+    const store = new RecordingStore();
+    const a = new KeyUse('a');
+    const writer = writerFor(store, [a]);
+    for (let i = 0; i < 3; i++) a.counted(true, at('2025-01-01T23:59:58Z'));
+    a.counted(false, at('2025-01-01T23:59:59Z'));
+    // A day ends between two flushes: both days are written, each under its own date.
+    a.counted(true, at('2025-01-02T00:00:00Z'));
+    a.counted(false, at('2025-01-02T00:00:01Z'));
+    a.used(at('2025-01-02T00:00:01Z'));
+    await writer.flush();
+    expect(store.usage).toEqual([
+      [
+        { keyId: 'a', day: '2025-01-01', admitted: 3, refused: 1 },
+        { keyId: 'a', day: '2025-01-02', admitted: 1, refused: 1 },
+      ],
+    ]);
+    expect(store.batches).toEqual([new Map([['a', '2025-01-02T00:00:01.000Z']])]);
+    a.counted(true, at('2025-01-02T00:00:02Z'));
+    await writer.flush();
+    await writer.flush();
+    expect(store.usage.slice(1)).toEqual([[{ keyId: 'a', day: '2025-01-02', admitted: 1, refused: 0 }]]);
+  });
+
+  it('writes what a key counts after it left the live ones, as a request still holding it does', async () => {
+    const store = new RecordingStore();
+    const gone = new KeyUse('k');
+    const live = new KeyUse('k');
+    const writer = writerFor(store, [live]);
+    gone.counted(true, at('2025-01-01T00:00:00Z'));
+    writer.keep([gone]);
+    await writer.flush();
+    // A decision a shared limiter answered after the key left the cache.
+    gone.counted(false, at('2025-01-01T00:00:01Z'));
+    live.counted(true, at('2025-01-01T00:00:02Z'));
+    await writer.flush();
+    expect(store.usage).toEqual([
+      [{ keyId: 'k', day: '2025-01-01', admitted: 1, refused: 0 }],
+      [{ keyId: 'k', day: '2025-01-01', admitted: 1, refused: 1 }],
+    ]);
+  });
+
+  it('keeps the counts of a failed write for the next flush, losing none', async () => {
+    const written: KeyDayUsage[][] = [];
+    let calls = 0;
+    const key = new KeyUse('k');
+    const writer = new LastUseWriter({
+      store: {
+        async recordApiKeyUse(_lastUsed, usage = []) {
+          calls++;
+          if (calls === 1) throw new Error('store is down');
+          written.push([...usage]);
+        },
+      },
+      logger: createLogger('silent'),
+      liveKeys: () => [key],
+    });
+    onTestFinished(() => writer.close());
+    key.counted(true, at('2025-01-01T00:00:00Z'));
+    await writer.flush();
+    key.counted(false, at('2025-01-01T00:00:01Z'));
+    await writer.flush();
+    expect(written).toEqual([[{ keyId: 'k', day: '2025-01-01', admitted: 1, refused: 1 }]]);
   });
 });

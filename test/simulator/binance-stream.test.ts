@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { fixture } from '../support/fixtures.ts';
 import { connect, startSimulator } from '../support/simulator.ts';
 import { sleep, waitFor } from '../support/wait.ts';
 
@@ -27,6 +28,32 @@ function expectTickerShape(data: Record<string, unknown>, pair: string): void {
 }
 
 describe('Binance WebSocket streams', () => {
+  it('announces serverShutdown as documented, raw and combined, then closes those connections', async () => {
+    const sim = await startSimulator();
+    const combined = await connect(sim, '/stream?streams=btcusdt@ticker');
+    const raw = await connect(sim, '/ws/btcusdt@ticker');
+    const shape = (value: unknown): unknown =>
+      typeof value === 'object' && value !== null
+        ? Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, shape(inner)]))
+        : typeof value;
+    const announcedAt = Date.now();
+    expect(sim.announceBinanceShutdown(200)).toBe(2);
+    const combinedEvent = (await combined.next()) as { stream: string; data: { E: number } };
+    const rawEvent = (await raw.next()) as { e: string; E: number };
+    expect(shape(combinedEvent)).toEqual(shape(JSON.parse(fixture('binance/server-shutdown-combined.json'))));
+    expect(combinedEvent.stream).toBe('!serverShutdown');
+    expect(shape(rawEvent)).toEqual(shape(JSON.parse(fixture('binance/server-shutdown-raw.json'))));
+    expect(rawEvent.e).toBe('serverShutdown');
+    expect(rawEvent.E).toBeGreaterThanOrEqual(announcedAt);
+    // A connection opened after the announcement is on the new server: not closed.
+    const later = await connect(sim, '/stream?streams=btcusdt@ticker');
+    await waitFor(() => combined.closed && raw.closed, 2_000, 'the announced connections to close');
+    expect(Date.now() - announcedAt).toBeGreaterThanOrEqual(190);
+    expect(combined.closed).toMatchObject({ code: 1001 });
+    expect(later.closed).toBeNull();
+    expect(sim.connectionCount).toBe(1);
+  });
+
   it('wraps combined-stream events as {stream, data} with every ticker field, prices as strings', async () => {
     const sim = await startSimulator();
     const client = await connect(sim, '/stream?streams=btcusdt@ticker/ethusdt@ticker');

@@ -26,19 +26,24 @@ describe('coins list', () => {
     expect(markdown).toContain('| 66,000 USDT – 70,000 USDT, +2.00% |');
   });
 
-  it('filters by symbol or Persian name from a GET form, however the name is typed', async () => {
+  it('filters by symbol, English or Persian name from a GET form, however the name is typed', async () => {
     const html = (await get('/coins')).body;
     expect(html).toMatch(
       new RegExp(`<form class="coin-filter" method="get" action="${publicUrl}/coins" role="search">`),
     );
     expect(html).toMatch(/<input id="coin-filter" name="q" type="search"/);
-    expect(await rowIds('/coins?q=eth')).toEqual(['ETH']);
+    // "eth" is in ETH and in Tether; the English name is matched without case or spaces.
+    expect(await rowIds('/coins?q=eth')).toEqual(['ETH', 'USDT']);
     expect(await rowIds('/coins?q=SH')).toEqual(['SHIB']);
+    expect(await rowIds('/coins?q=bitcoin')).toEqual(['BTC']);
+    expect(await rowIds('/coins?q=ETHEREUM')).toEqual(['ETH']);
+    expect(await rowIds(`/coins?q=${encodeURIComponent('shiba inu')}`)).toEqual(['SHIB']);
+    expect(await rowIds('/coins?q=shibainu')).toEqual(['SHIB']);
     // Arabic yeh and kaf, a space for the ZWNJ: still بیت‌کوین.
     expect(await rowIds(`/coins?q=${encodeURIComponent('بيت كوين')}`)).toEqual(['BTC']);
     expect(await rowIds(`/coins?q=${encodeURIComponent('تتر')}`)).toEqual(['USDT']);
-    const filtered = (await get('/coins?q=eth', 'text/markdown')).body;
-    expect(filtered).toContain('1 of them has a symbol or Persian name containing “eth”');
+    const filtered = (await get('/coins?q=ereum', 'text/markdown')).body;
+    expect(filtered).toContain('1 of them has a symbol, English or Persian name containing “ereum”');
     expect(filtered).toContain(`[show all coins](${publicUrl}/coins)`);
     expect(filtered).not.toContain('[BTC]');
   });
@@ -46,7 +51,7 @@ describe('coins list', () => {
   it('says when nothing matches, and echoes the filter escaped', async () => {
     const response = await get(`/coins?q=${encodeURIComponent('"><b>x')}`);
     expect(response.statusCode).toBe(200);
-    expect(response.body).toContain('None have a symbol or Persian name containing');
+    expect(response.body).toContain('None have a symbol, English or Persian name containing');
     expect(response.body).toContain('value="&quot;&gt;&lt;b&gt;x"');
     expect(response.body).not.toContain('<b>x');
     expect(response.body).not.toContain('<table class="coin-table">');
@@ -57,8 +62,10 @@ describe('coins list', () => {
     expect(await rowIds('/coins?sort=usdt&order=asc')).toEqual(['SHIB', 'USDT', 'ETH', 'BTC']);
     expect(await rowIds('/coins?sort=change&order=asc')).toEqual(['ETH', 'BTC', 'SHIB', 'USDT']);
     expect(await rowIds('/coins?sort=change&order=desc')).toEqual(['BTC', 'ETH', 'SHIB', 'USDT']);
-    // Persian alphabetical order: ا ب ت ش.
-    expect(await rowIds('/coins?sort=name')).toEqual(['ETH', 'BTC', 'USDT', 'SHIB']);
+    // English pages sort by the English name they show; Persian ones in Persian order: ا ب ت ش.
+    expect(await rowIds('/coins?sort=name')).toEqual(['BTC', 'ETH', 'SHIB', 'USDT']);
+    expect(await rowIds('/coins?sort=name&order=desc')).toEqual(['USDT', 'SHIB', 'ETH', 'BTC']);
+    expect(await rowIds('/fa/coins?sort=name')).toEqual(['ETH', 'BTC', 'USDT', 'SHIB']);
 
     const html = (await get('/coins?q=t&sort=usdt&order=desc')).body;
     expect(html).toContain(
@@ -86,6 +93,22 @@ describe('coins list', () => {
         detail: expect.stringContaining('sort (one of symbol, name, usdt, toman, change, as_of)'),
       });
     }
+  });
+
+  it('finds coins by their English and Persian names on the Persian list too', async () => {
+    expect(await rowIds('/fa/coins?q=bitcoin')).toEqual(['BTC']);
+    expect(await rowIds(`/fa/coins?q=${encodeURIComponent('بیت')}`)).toEqual(['BTC']);
+    // Arabic yeh, no ZWNJ.
+    expect(await rowIds(`/fa/coins?q=${encodeURIComponent('بيتكوين')}`)).toEqual(['BTC']);
+    expect(await rowIds(`/coins?q=${encodeURIComponent('بیت')}`)).toEqual(['BTC']);
+  });
+
+  it('shows the English name beside the symbol on English pages, the Persian one on Persian pages', async () => {
+    const html = (await get('/coins')).body;
+    expect(html).toMatch(/<tr id="BTC"><th scope="row"><a [^>]+>BTC<\/a><\/th><td>Bitcoin<\/td>/);
+    const persian = (await get('/fa/coins')).body;
+    expect(persian).toMatch(/<tr id="BTC"><th scope="row"><a [^>]+>BTC<\/a><\/th><td>بیت‌کوین<\/td>/);
+    expect(persian).not.toContain('Bitcoin');
   });
 
   it('ignores query parameters it does not know', async () => {

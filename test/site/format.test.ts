@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatToman, formatUsdt } from '../../src/site/format.ts';
+import { formatDuration, formatRateTime, formatToman, formatUsdt } from '../../src/site/format.ts';
+import { durationFa } from '../../src/site/persian-format.ts';
 
 // The pages write numbers as en-US's Intl.NumberFormat does; the site formats them by hand (see
 // format.ts), so Intl is the reference here.
@@ -31,5 +32,23 @@ describe('site number formats', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+
+  it('write a rate time in UTC with Tehran time beside it, and Tehran date when the day differs', () => {
+    expect(formatRateTime('2025-06-01T10:19:42Z')).toBe('2025-06-01 10:19:42 UTC (13:49:42 Tehran)');
+    expect(formatRateTime('2025-06-01T21:00:00Z')).toBe(
+      '2025-06-01 21:00:00 UTC (2025-06-02 00:30:00 Tehran)',
+    );
+    expect(formatRateTime('not a time')).toBe('not a time');
+  });
+
+  it('write refresh intervals as people say them, never as a fraction of a minute', () => {
+    expect(formatDuration(600)).toBe('10 minutes');
+    expect(formatDuration(60)).toBe('1 minute');
+    expect(formatDuration(30)).toBe('30 seconds');
+    expect(formatDuration(1)).toBe('1 second');
+    expect(formatDuration(90)).toBe('90 seconds');
+    expect(durationFa(600)).toBe('۱۰ دقیقه');
+    expect(durationFa(30)).toBe('۳۰ ثانیه');
   });
 });

@@ -114,11 +114,13 @@ describe('language of an address', () => {
 });
 
 describe('Persian conventions', () => {
-  it('writes amounts with Persian digits and separators, and dates in the Solar Hijri calendar beside UTC', async () => {
+  it('writes amounts with Persian digits and separators, and times in Tehran with the Solar Hijri date', async () => {
     const page = await markdown('/fa/coins/BTC');
     expect(page).toContain('| نرخ فروش به تومان | ۴٬۱۲۳٬۴۳۸٬۸۱۳ تومان |');
     expect(page).toContain('| نرخ فروش به تتر | ۶۷٬۳۲۱٫۴۵ تتر |');
-    expect(page).toContain('۱۱ خرداد ۱۴۰۴ (۱ ژوئن ۲۰۲۵)، ۱۰:۱۹:۴۲ UTC (۴ دقیقه پیش)');
+    // 10:19:42 UTC is 13:49:42 in Tehran (UTC+03:30).
+    expect(page).toContain('۱۱ خرداد ۱۴۰۴، ۱۳:۴۹:۴۲ به وقت تهران (۴ دقیقه پیش)');
+    expect(page).not.toContain('UTC');
   });
 
   it('keeps the catalog name with its zero-width non-joiner', async () => {
@@ -165,7 +167,7 @@ describe('Persian price history', () => {
     );
     expect(html).toContain('قیمت فروش (تومان)');
     expect(html).toContain(
-      'کمینه ۶۶٬۰۰۰ تتر در ۱۰ خرداد ۱۴۰۴، ۱۰:۲۰ UTC؛ بیشینه ۷۰٬۰۰۰ تتر در ۱۱ خرداد ۱۴۰۴، ۰۵:۲۰ UTC',
+      'کمینه ۶۶٬۰۰۰ تتر در ۱۰ خرداد ۱۴۰۴، ۱۳:۵۰؛ بیشینه ۷۰٬۰۰۰ تتر در ۱۱ خرداد ۱۴۰۴، ۰۸:۵۰',
     );
     expect(html).not.toMatch(/<text[^>]*>[^<]*[0-9][^<]*<\/text>/);
   });
@@ -187,6 +189,6 @@ describe('Persian price history', () => {
       url: `/fa/coins?q=${encodeURIComponent('کوین')}`,
       headers: { accept: 'text/markdown' },
     });
-    expect(filtered.body).toContain('۱ ارز نماد یا نام فارسی‌ای شامل «کوین» دارد');
+    expect(filtered.body).toContain('۱ ارز نماد یا نامی (فارسی یا انگلیسی) شامل «کوین» دارد');
   });
 });

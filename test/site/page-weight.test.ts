@@ -1,16 +1,15 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { brotliDecompressSync } from 'node:zlib';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadCatalog } from '../../src/collector/catalog-file.ts';
 import type { Snapshot } from '../../src/domain/rates.ts';
 import { assessHealth } from '../../src/http/health/assessment.ts';
-import { projectRoot } from '../../src/project-root.ts';
 import { fontPath } from '../../src/site/font.ts';
 import { sitePagesByLanguage } from '../../src/site/pages.ts';
 import { sitePlugin } from '../../src/site/plugin.ts';
 import { MemoryKeyRequestStore } from '../../src/store/memory/key-request-store.ts';
 import { MemorySnapshotStore } from '../../src/store/memory/snapshot-store.ts';
+import { wholeCatalogDay } from '../support/whole-catalog.ts';
 
 /**
  * The size budget of a first visit (HTML with its inline CSS, plus the font) with the whole bundled
@@ -19,10 +18,7 @@ import { MemorySnapshotStore } from '../../src/store/memory/snapshot-store.ts';
  * few coins.
  */
 const budget = 150 * 1024;
-const catalog = JSON.parse(readFileSync(join(projectRoot, 'catalog/coins.json'), 'utf8')) as {
-  symbol: string;
-  name_fa: string;
-}[];
+const catalog = loadCatalog();
 const publicUrl = 'https://rates.example.ir';
 const end = Date.parse('2026-06-01T10:00:00.000Z');
 
@@ -30,28 +26,10 @@ let app: FastifyInstance;
 beforeAll(async () => {
   const snapshots = new MemorySnapshotStore();
   let served: Snapshot | null = null;
-  for (let step = 144; step >= 0; step--) {
-    const at = new Date(end - step * 600_000).toISOString();
-    served = await snapshots.commitSnapshot({
-      updated_at: at,
-      source: 'binance+nobitex',
-      usdt_irt: 61_250,
-      rates: catalog.map((coin, index) => {
-        const usdt = (index + 1) * 1.2345 * (1 + 0.01 * Math.sin(step / 7 + index));
-        return {
-          symbol: coin.symbol,
-          name_fa: coin.name_fa,
-          sell_usdt: usdt,
-          sell_irt: Math.round(usdt * 61_250),
-          change_24h: 1.23,
-          as_of: at,
-          url: `${publicUrl}/coins/${coin.symbol}`,
-        };
-      }),
-    });
-  }
+  for (const draft of wholeCatalogDay(publicUrl, end)) served = await snapshots.commitSnapshot(draft);
   app = Fastify({ logger: false });
   const pages = sitePagesByLanguage({
+    catalog,
     settings: {
       publicUrl,
       disclaimer: 'Informational.',

@@ -114,17 +114,22 @@ describe('overview', () => {
 });
 
 describe('coins', () => {
-  it('lists every coin with its Persian name marked right-to-left and its own as_of', async () => {
+  it('lists every coin with its English name and its own as_of in UTC and Tehran', async () => {
     const html = (await get('/coins')).body;
-    for (const [symbol, name, asOf] of [
-      ['BTC', 'بیت‌کوین', '2025-06-01 10:19:42 UTC'],
-      ['ETH', 'اتریوم', '2025-06-01 08:02:10 UTC'],
-      ['SHIB', 'شیبا اینو', '2025-06-01 10:11:00 UTC'],
-      ['USDT', 'تتر', '2025-06-01 10:18:05 UTC'],
+    const markdown = (await get('/coins', 'text/markdown')).body;
+    for (const [symbol, english, name, asOf] of [
+      ['BTC', 'Bitcoin', 'بیت‌کوین', '2025-06-01 10:19:42 UTC (13:49:42 Tehran)'],
+      ['ETH', 'Ethereum', 'اتریوم', '2025-06-01 08:02:10 UTC (11:32:10 Tehran)'],
+      ['SHIB', 'Shiba Inu', 'شیبا اینو', '2025-06-01 10:11:00 UTC (13:41:00 Tehran)'],
+      ['USDT', 'Tether', 'تتر', '2025-06-01 10:18:05 UTC (13:48:05 Tehran)'],
     ] as const) {
       expect(html).toContain(`<a href="${publicUrl}/coins/${symbol}">${symbol}</a>`);
-      expect(html).toContain(`<span lang="fa" dir="rtl">${name}</span>`);
-      expect(html).toContain(asOf);
+      expect(html).toContain(`<td>${english}</td>`);
+      // The Markdown form names it the same way, the Persian name beside it.
+      expect(markdown).toContain(`| ${english} (${name}) |`);
+      // In the list's narrow cell it breaks only between the UTC and the Tehran time.
+      expect(html).toContain(asOf.replace(/ (?!\()/g, '\u00A0'));
+      expect(markdown).toContain(asOf);
     }
     expect(html).toContain('0.00001734 USDT');
     expect(html).toContain('4,123,438,813 toman');
@@ -136,7 +141,8 @@ describe('coins', () => {
     const lower = await get('/coins/btc', 'text/markdown');
     expect(lower.statusCode).toBe(200);
     expect(lower.body).toBe(upper.body);
-    expect(upper.body).toMatch(/^# BTC: بیت‌کوین/);
+    expect(upper.body).toMatch(/^# BTC: Bitcoin \(بیت‌کوین\)/);
+    expect(upper.body).toContain('| As of | 2025-06-01 10:19:42 UTC (13:49:42 Tehran) (4 min ago) |');
     expect(upper.body).toContain('| Sell rate in toman | 4,123,438,813 toman |');
     expect(upper.body).toContain(`curl -H "X-API-Key: <API_KEY>" "${publicUrl}/v1/rates?symbol=BTC"`);
   });

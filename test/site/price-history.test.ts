@@ -72,7 +72,7 @@ describe('coin page price history', () => {
     expect(page.body).toContain('The price history cannot be read right now: the store did not answer.');
     const list = await get('/coins', 'text/markdown');
     expect(list.statusCode).toBe(200);
-    expect(list.body).toContain('| not available | 2025-06-01 10:19:42 UTC |');
+    expect(list.body).toContain('| not available | 2025-06-01 10:19:42 UTC (13:49:42 Tehran) |');
     const reads = fixture()?.historyReads() ?? 0;
     await get('/coins/BTC');
     expect(fixture()?.historyReads()).toBeGreaterThan(reads);

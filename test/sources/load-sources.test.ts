@@ -72,8 +72,8 @@ describe('loadSources', () => {
       },
       { name: 'nobitex', kind: 'nobitex', url: 'http://127.0.0.1:9003', poll_seconds: 30, secretHeaders: {} },
     ]);
-    expect(routesOf(setup, 'BTC')).toEqual({ usdt: ['binance'], toman: [] });
-    expect(routesOf(setup, 'USDT')).toEqual({ usdt: ['binance'], toman: ['nobitex'] });
+    expect(routesOf(setup, 'BTC')).toEqual({ usdt: ['binance', 'nobitex'], toman: [] });
+    expect(routesOf(setup, 'USDT')).toEqual({ usdt: ['binance', 'nobitex'], toman: ['nobitex'] });
     expect(setup).toMatchObject({ staleMs: 120_000, returnAfterMs: 300_000 });
   });
 
@@ -136,7 +136,7 @@ describe('parseSources: a json-http source', () => {
     mapping:
       quotes: data.markets
       key: pair
-      pair: { separator: "-" }
+      pair: { separator: "-", suffixes: { TMN: toman, USDT: usdt } }
       ask: sell
       change: change24h
       time: updated_at
@@ -148,7 +148,12 @@ routes:
     );
     expect(setup.sources[0]).toMatchObject({
       kind: 'json-http',
-      mapping: { quotes: 'data.markets', key: 'pair', pair: { separator: '-' }, ask: 'sell' },
+      mapping: {
+        quotes: 'data.markets',
+        key: 'pair',
+        pair: { separator: '-', suffixes: { TMN: 'toman', USDT: 'usdt' } },
+        ask: 'sell',
+      },
       secretHeaders: { Authorization: 'Bearer t0ken' },
     });
   });

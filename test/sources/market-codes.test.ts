@@ -4,9 +4,12 @@ import { marketCode, marketRequests } from '../../src/sources/market-codes.ts';
 import type { SourceEntry } from '../../src/sources/sources-schema.ts';
 
 const [btc, shib] = parseCatalog([
-  { symbol: 'BTC', name_fa: 'بیت‌کوین', pair: 'BTCUSDT' },
-  { symbol: 'SHIB', name_fa: 'شیبا اینو', pair: 'SHIBUSDT' },
-]) as [{ symbol: string; name_fa: string; pair: string }, { symbol: string; name_fa: string; pair: string }];
+  { symbol: 'BTC', name_fa: 'بیت‌کوین', name_en: 'Bitcoin', pair: 'BTCUSDT' },
+  { symbol: 'SHIB', name_fa: 'شیبا اینو', name_en: 'Shiba Inu', pair: 'SHIBUSDT' },
+]) as [
+  { symbol: string; name_fa: string; name_en: string; pair: string },
+  { symbol: string; name_fa: string; name_en: string; pair: string },
+];
 
 const binance: SourceEntry = { name: 'binance', kind: 'binance', url: 'wss://stream.binance.com:9443' };
 const nobitex: SourceEntry = { name: 'nobitex', kind: 'nobitex', url: 'https://apiv2.nobitex.ir' };
@@ -37,12 +40,20 @@ describe('marketCode', () => {
   });
 
   it("takes Binance's pair from the catalog, which may differ from SYMBOL + USDT", () => {
-    expect(marketCode(binance, { symbol: 'BTTC', name_fa: 'بیت‌تورنت', pair: 'BTTCUSDT' }, 'usdt')).toBe(
-      'BTTCUSDT',
-    );
-    expect(marketCode(binance, { symbol: 'LUNC', name_fa: 'لونا', pair: 'LUNAUSDT' }, 'usdt')).toBe(
-      'LUNAUSDT',
-    );
+    expect(
+      marketCode(
+        binance,
+        { symbol: 'BTTC', name_fa: 'بیت‌تورنت', name_en: 'BitTorrent', pair: 'BTTCUSDT' },
+        'usdt',
+      ),
+    ).toBe('BTTCUSDT');
+    expect(
+      marketCode(
+        binance,
+        { symbol: 'LUNC', name_fa: 'لونا', name_en: 'Terra Classic', pair: 'LUNAUSDT' },
+        'usdt',
+      ),
+    ).toBe('LUNAUSDT');
   });
 });
 

@@ -50,6 +50,9 @@ export function describeKeyRequestStoreContract(
       await store.decideKeyRequest(later.id, { status: 'rejected' });
       expect((await store.listKeyRequests({ status: 'pending' })).map((r) => r.id)).toEqual([earlier.id]);
       expect((await store.listKeyRequests({ status: 'rejected' })).map((r) => r.id)).toEqual([later.id]);
+      expect(await store.countKeyRequests('pending')).toBe(1);
+      expect(await store.countKeyRequests('rejected')).toBe(1);
+      expect(await store.countKeyRequests('approved')).toBe(0);
     });
 
     it('counts a client’s requests inside the window only', async () => {

@@ -58,6 +58,38 @@ export function describeKeyStoreContract(
       expect(await store.apiKeysVersion()).toBe(version);
     });
 
+    it('adds usage per key and day to the stored counts, with last use, without bumping the version', async () => {
+      const a = await issueApiKey(store, { org: 'A', purpose: 'p' });
+      const b = await issueApiKey(store, { org: 'B', purpose: 'p' });
+      const version = await store.apiKeysVersion();
+      await store.recordApiKeyUse(new Map([[a.record.id, '2025-01-02T23:59:00.000Z']]), [
+        { keyId: a.record.id, day: '2025-01-01', admitted: 5, refused: 0 },
+        { keyId: a.record.id, day: '2025-01-02', admitted: 60, refused: 10 },
+        { keyId: b.record.id, day: '2025-01-02', admitted: 1, refused: 0 },
+        // A key the store does not hold is skipped, never failing the rest of the batch.
+        { keyId: 'key_000000000000', day: '2025-01-02', admitted: 3, refused: 3 },
+      ]);
+      await store.recordApiKeyUse(new Map(), [
+        { keyId: a.record.id, day: '2025-01-02', admitted: 2, refused: 1 },
+        { keyId: b.record.id, day: '2025-01-03', admitted: 4, refused: 0 },
+      ]);
+      expect((await store.getApiKey(a.record.id))?.last_used_at).toBe('2025-01-02T23:59:00.000Z');
+      expect(await store.apiKeysVersion()).toBe(version);
+      const secondDay = [
+        { keyId: a.record.id, day: '2025-01-02', admitted: 62, refused: 11 },
+        { keyId: b.record.id, day: '2025-01-02', admitted: 1, refused: 0 },
+      ].sort((x, y) => (x.keyId < y.keyId ? -1 : 1));
+      expect(await store.apiKeyUsage({ since: '2025-01-02' })).toEqual([
+        ...secondDay,
+        { keyId: b.record.id, day: '2025-01-03', admitted: 4, refused: 0 },
+      ]);
+      expect(await store.apiKeyUsage({ keyId: a.record.id, since: '2024-12-31' })).toEqual([
+        { keyId: a.record.id, day: '2025-01-01', admitted: 5, refused: 0 },
+        { keyId: a.record.id, day: '2025-01-02', admitted: 62, refused: 11 },
+      ]);
+      expect(await store.apiKeyUsage({ keyId: 'key_000000000000', since: '2000-01-01' })).toEqual([]);
+    });
+
     it('bumps the version when a key is issued', async () => {
       const before = await store.apiKeysVersion();
       await issueApiKey(store, { org: 'A', purpose: 'p', rateLimit: 120 });

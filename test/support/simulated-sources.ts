@@ -9,6 +9,9 @@ const addresses = (sim: ExchangeSimulator): Array<[string, string]> => [
   ['https://api.binance.com', sim.restBaseUrl],
   ['https://apiv2.nobitex.ir', sim.nobitexBaseUrl],
   ['https://api.wallex.ir', sim.wallexBaseUrl],
+  ['https://publicapi.ramzinex.com', sim.iranExchangesBaseUrl],
+  ['https://api.bitpin.ir', sim.iranExchangesBaseUrl],
+  ['https://api1.tabdeal.org', sim.iranExchangesBaseUrl],
 ];
 
 /** A preset from `sources/` (or any sources text) with each exchange's address replaced by the simulator's. */
@@ -18,12 +21,14 @@ export function againstSimulator(sim: ExchangeSimulator, text: string): string {
   return result.replaceAll('{panel}', sim.panelUrl);
 }
 
+/** The text of `sources/<preset>.yaml` as shipped. */
+export function presetText(preset: string): string {
+  return readFileSync(join(projectRoot, 'sources', `${preset}.yaml`), 'utf8');
+}
+
 /** Writes `sources/<preset>.yaml`, pointed at the simulator, into `dir`; returns its path. */
 export function presetFile(sim: ExchangeSimulator, preset: string, dir: string): string {
   const file = join(dir, `${preset}.yaml`);
-  writeFileSync(
-    file,
-    againstSimulator(sim, readFileSync(join(projectRoot, 'sources', `${preset}.yaml`), 'utf8')),
-  );
+  writeFileSync(file, againstSimulator(sim, presetText(preset)));
   return file;
 }

@@ -7,11 +7,11 @@ import { waitFor } from './wait.ts';
 /** A small catalog: two busy coins, one tiny-priced coin, one coin missing from the price table, and USDT. */
 export function smallCatalog(): Catalog {
   return parseCatalog([
-    { symbol: 'BTC', name_fa: 'بیت‌کوین', pair: 'BTCUSDT' },
-    { symbol: 'ETH', name_fa: 'اتریوم', pair: 'ETHUSDT' },
-    { symbol: 'SHIB', name_fa: 'شیبا', pair: 'SHIBUSDT' },
-    { symbol: 'ZZZ', name_fa: 'زد', pair: 'ZZZUSDT' },
-    { symbol: 'USDT', name_fa: 'تتر', pair: null },
+    { symbol: 'BTC', name_fa: 'بیت‌کوین', name_en: 'Bitcoin', pair: 'BTCUSDT' },
+    { symbol: 'ETH', name_fa: 'اتریوم', name_en: 'Ethereum', pair: 'ETHUSDT' },
+    { symbol: 'SHIB', name_fa: 'شیبا', name_en: 'Shiba Inu', pair: 'SHIBUSDT' },
+    { symbol: 'ZZZ', name_fa: 'زد', name_en: 'Zed', pair: 'ZZZUSDT' },
+    { symbol: 'USDT', name_fa: 'تتر', name_en: 'Tether', pair: null },
   ]);
 }
 

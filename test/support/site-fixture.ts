@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify';
 import { afterEach } from 'vitest';
+import { loadCatalog } from '../../src/collector/catalog-file.ts';
 import type { SnapshotDraft } from '../../src/domain/rates.ts';
 import { installProblemHandlers } from '../../src/http/errors/problem-handlers.ts';
 import { assessHealth } from '../../src/http/health/assessment.ts';
@@ -108,6 +109,7 @@ export async function buildSite(
   const app = Fastify({ logger: false });
   installProblemHandlers(app, publicUrl);
   const pages = sitePagesByLanguage({
+    catalog: loadCatalog(),
     settings: {
       publicUrl,
       disclaimer:

@@ -150,14 +150,23 @@ export function apiKeyGuard(options: ApiKeyGuardOptions): onRequestHookHandler {
     request.apiKeyId = key.id;
     const limit = key.rateLimit ?? defaultLimit;
     const decision = limiter.take(key.id, limit, now);
-    if (isPromise(decision)) resume(decision, done, (taken) => answer(reply, done, limit, taken));
-    else answer(reply, done, limit, decision);
+    if (isPromise(decision))
+      resume(decision, done, (taken) => answer(reply, done, key, limit, taken, clock()));
+    else answer(reply, done, key, limit, decision, now);
   }
 
-  function answer(reply: FastifyReply, done: Done, limit: number, decision: RateLimitDecision) {
+  function answer(
+    reply: FastifyReply,
+    done: Done,
+    key: AuthenticatedKey,
+    limit: number,
+    decision: RateLimitDecision,
+    now: number,
+  ) {
     reply.header('ratelimit-policy', rateLimitFields.policy(limit));
     reply.header('ratelimit', rateLimitFields.state(decision));
     metrics.limitDecision(decision.allowed);
+    key.counted(decision.allowed, now);
     if (decision.allowed) {
       done();
       return;

@@ -175,6 +175,7 @@ export class RatesFastPath {
     const { view, body, key, limit, taken, ip, startMs } = admitted;
     const { responseHeaders, accessLog, metrics } = this.#options;
     metrics.limitDecision(true);
+    key.counted(true, nowMs);
     this.#options.authenticator.countCacheHit();
     const requestId = requestIdOf(request);
     const answer = ratesResponse(view, body, request.headers, nowMs);

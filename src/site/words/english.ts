@@ -1,6 +1,14 @@
 import { STATUS_CODES } from 'node:http';
 import { errorCatalog } from '../../http/errors/catalog.ts';
-import { formatAge, formatChange, formatMinutes, formatTime, formatToman, formatUsdt } from '../format.ts';
+import {
+  formatAge,
+  formatChange,
+  formatDuration,
+  formatRateTime,
+  formatTime,
+  formatToman,
+  formatUsdt,
+} from '../format.ts';
 import { englishHistoryWords } from './english-chart-text.ts';
 import type { SiteWords } from './site-words.ts';
 
@@ -15,8 +23,9 @@ export const englishWords: SiteWords = {
   usdt: formatUsdt,
   change: formatChange,
   time: formatTime,
+  rateTime: formatRateTime,
   age: formatAge,
-  minutes: formatMinutes,
+  duration: formatDuration,
 
   layout: {
     skipLink: 'Skip to main content',
@@ -76,7 +85,7 @@ export const englishWords: SiteWords = {
     summary: (count, time, tether) =>
       `${count} currencies, refreshed at ${time}. Tether (USDT) sells at ${tether}.`,
     filterSummary: (count, query, showAll) =>
-      `${count === 0 ? 'None' : `${count} of them`} ${count === 1 ? 'has' : 'have'} a symbol or Persian name containing “${query}”: [show all coins](${showAll}).`,
+      `${count === 0 ? 'None' : `${count} of them`} ${count === 1 ? 'has' : 'have'} a symbol, English or Persian name containing “${query}”: [show all coins](${showAll}).`,
     columns: {
       symbol: 'Symbol',
       name: 'Name',
@@ -89,8 +98,8 @@ export const englishWords: SiteWords = {
     trendMarkdown: 'Last 24 hours, low – high (USDT)',
     list: {
       table: 'Coins',
-      filter: 'Filter by symbol or Persian name',
-      filterHint: 'For example BTC, eth or بیت‌کوین; part of a name is enough.',
+      filter: 'Filter by symbol or name',
+      filterHint: 'English or Persian: for example BTC, bitcoin or بیت‌کوین; part of a name is enough.',
       apply: 'Filter',
       sortAction: (order) => (order === 'asc' ? 'sort ascending' : 'sort descending'),
     },
@@ -98,7 +107,7 @@ export const englishWords: SiteWords = {
   history: englishHistoryWords,
   coin: {
     title: (symbol) => `${symbol} sell rate`,
-    description: (symbol, nameFa) => `Current sell rate of ${symbol} (${nameFa}) in tether and toman.`,
+    description: (symbol, name) => `Current sell rate of ${symbol} (${name}) in tether and toman.`,
     tableHeader: '| Rate | Value |',
     sellUsdt: 'Sell rate in tether',
     sellToman: 'Sell rate in toman',

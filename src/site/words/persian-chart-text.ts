@@ -10,7 +10,7 @@ const currencyName: Record<PriceCurrency, string> = { usdt: 'تتر (USDT)', irt
 
 /**
  * A right-to-left isolate (U+2067 … U+2069, UAX #9). The chart's SVG is left to right (time runs
- * left to right), and inside it Chromium lays `۵ خرداد` or `زمان (UTC)` out in left-to-right
+ * left to right), and inside it Chromium lays `۵ خرداد` or `زمان (به وقت تهران)` out in left-to-right
  * order, which a Persian reader reads backwards; isolated, each text reads right to left.
  */
 function rightToLeft(text: string): string {
@@ -37,7 +37,7 @@ function persianChartText(symbol: string, currency: PriceCurrency, days: number)
     labels: {
       title: `${symbol} به ${currencyName[currency]}، ${period}`,
       valueAxis: rightToLeft(`قیمت فروش (${unit})`),
-      timeAxis: rightToLeft('زمان (UTC)'),
+      timeAxis: rightToLeft('زمان (به وقت تهران)'),
       low: 'کمینه',
       high: 'بیشینه',
       last: 'آخرین',

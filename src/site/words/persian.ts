@@ -1,9 +1,9 @@
-import { ageFa, changeFa, integerFa, minutesFa, timeFa, tomanFa, usdtFa } from '../persian-format.ts';
+import { ageFa, changeFa, durationFa, integerFa, timeFa, tomanFa, usdtFa } from '../persian-format.ts';
 import { persianHistoryWords } from './persian-chart-text.ts';
 import { persianErrors } from './persian-errors.ts';
 import type { SiteWords } from './site-words.ts';
 
-/** The website's Persian, under `/fa`: Persian digits in prose, Solar Hijri dates beside UTC. */
+/** The website's Persian, under `/fa`: Persian digits in prose, Solar Hijri dates and Tehran time. */
 export const persianWords: SiteWords = {
   language: 'fa',
   dir: 'rtl',
@@ -14,8 +14,9 @@ export const persianWords: SiteWords = {
   usdt: usdtFa,
   change: changeFa,
   time: timeFa,
+  rateTime: timeFa,
   age: ageFa,
-  minutes: minutesFa,
+  duration: durationFa,
 
   layout: {
     skipLink: 'پرش به محتوای اصلی',
@@ -72,7 +73,7 @@ export const persianWords: SiteWords = {
     noRates: 'هنوز نرخی منتشر نشده است: نخستین به‌روزرسانی تمام نشده است.',
     summary: (count, time, tether) => `${count} ارز، به‌روزشده در ${time}. نرخ فروش تتر (USDT): ${tether}.`,
     filterSummary: (count, query, showAll) =>
-      `${count === 0 ? 'هیچ ارزی' : `${integerFa(count)} ارز`} نماد یا نام فارسی‌ای شامل «${query}» دارد: [نمایش همهٔ ارزها](${showAll}).`,
+      `${count === 0 ? 'هیچ ارزی' : `${integerFa(count)} ارز`} نماد یا نامی (فارسی یا انگلیسی) شامل «${query}» دارد: [نمایش همهٔ ارزها](${showAll}).`,
     columns: {
       symbol: 'نماد',
       name: 'نام',
@@ -85,8 +86,8 @@ export const persianWords: SiteWords = {
     trendMarkdown: '۲۴ ساعت گذشته، کمینه – بیشینه (تتر)',
     list: {
       table: 'ارزها',
-      filter: 'پالایش با نماد یا نام فارسی',
-      filterHint: 'مثلاً BTC، eth یا بیت‌کوین؛ بخشی از نام کافی است.',
+      filter: 'پالایش با نماد یا نام فارسی یا انگلیسی',
+      filterHint: 'مثلاً BTC، ethereum یا بیت‌کوین؛ بخشی از نام کافی است.',
       apply: 'پالایش',
       sortAction: (order) => (order === 'asc' ? 'مرتب‌سازی صعودی' : 'مرتب‌سازی نزولی'),
     },
@@ -94,7 +95,7 @@ export const persianWords: SiteWords = {
   history: persianHistoryWords,
   coin: {
     title: (symbol) => `نرخ فروش ${symbol}`,
-    description: (symbol, nameFa) => `نرخ فروش کنونی ${nameFa} (${symbol}) به تتر و تومان.`,
+    description: (symbol, name) => `نرخ فروش کنونی ${name} (${symbol}) به تتر و تومان.`,
     tableHeader: '| نرخ | مقدار |',
     sellUsdt: 'نرخ فروش به تتر',
     sellToman: 'نرخ فروش به تومان',

@@ -20,11 +20,13 @@ export interface SiteWords {
   toman(toman: number | null): string;
   usdt(usdt: number): string;
   change(percent: number | null): string;
-  /** A moment, unambiguous for a reader of this language. */
+  /** A moment, unambiguous for a reader of this language (UTC in English, Tehran time in Persian). */
   time(iso: string): string;
+  /** A rate's own time (`as_of`): as `time`, and in English with Tehran's time beside UTC. */
+  rateTime(iso: string): string;
   age(iso: string, nowMs: number): string;
-  /** A refresh interval in minutes (`10`, `2.5`). */
-  minutes(seconds: number): string;
+  /** A refresh interval as people say it (`10 minutes`, `30 seconds`). */
+  duration(seconds: number): string;
 
   layout: {
     skipLink: string;
@@ -84,7 +86,7 @@ export interface SiteWords {
   history: HistoryWords;
   coin: {
     title(symbol: string): string;
-    description(symbol: string, nameFa: string): string;
+    description(symbol: string, name: string): string;
     tableHeader: string;
     sellUsdt: string;
     sellToman: string;

@@ -30,6 +30,12 @@ export class MemoryKeyRequestStore implements KeyRequestStore {
       .map((request) => structuredClone(request));
   }
 
+  async countKeyRequests(status: KeyRequestStatus): Promise<number> {
+    let count = 0;
+    for (const request of this.#requests.values()) if (request.status === status) count++;
+    return count;
+  }
+
   async countKeyRequestsSince(clientHash: string, since: string): Promise<number> {
     let count = 0;
     for (const request of this.#requests.values()) {

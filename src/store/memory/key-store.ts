@@ -1,10 +1,13 @@
 import type { ApiKeyRecord } from '../api-key-record.ts';
+import type { KeyDayUsage, KeyUsageQuery } from '../key-usage.ts';
 import type { ApiKeyStore } from '../types.ts';
 
 /** In-memory twin of SqliteApiKeyStore for tests: same contract, nothing survives the process. */
 export class MemoryApiKeyStore implements ApiKeyStore {
   readonly #byId = new Map<string, ApiKeyRecord>();
   readonly #idByHash = new Map<string, string>();
+  /** `${keyId} ${day}` → that key's usage on that day. */
+  readonly #usage = new Map<string, KeyDayUsage>();
   #version = 0;
 
   async insertApiKey(record: ApiKeyRecord): Promise<void> {
@@ -42,11 +45,30 @@ export class MemoryApiKeyStore implements ApiKeyStore {
     return structuredClone(record);
   }
 
-  async recordApiKeyUse(lastUsed: ReadonlyMap<string, string>): Promise<void> {
+  async recordApiKeyUse(
+    lastUsed: ReadonlyMap<string, string>,
+    usage: readonly KeyDayUsage[] = [],
+  ): Promise<void> {
     for (const [id, at] of lastUsed) {
       const record = this.#byId.get(id);
       if (record && (record.last_used_at === null || record.last_used_at < at)) record.last_used_at = at;
     }
+    for (const { keyId, day, admitted, refused } of usage) {
+      if (!this.#byId.has(keyId)) continue;
+      const stored = this.#usage.get(`${keyId} ${day}`);
+      if (stored === undefined) this.#usage.set(`${keyId} ${day}`, { keyId, day, admitted, refused });
+      else {
+        stored.admitted += admitted;
+        stored.refused += refused;
+      }
+    }
+  }
+
+  async apiKeyUsage(query: KeyUsageQuery): Promise<KeyDayUsage[]> {
+    return [...this.#usage.values()]
+      .filter((row) => row.day >= query.since && (query.keyId === undefined || row.keyId === query.keyId))
+      .sort((a, b) => a.day.localeCompare(b.day) || a.keyId.localeCompare(b.keyId))
+      .map((row) => ({ ...row }));
   }
 
   async apiKeysVersion(): Promise<number> {

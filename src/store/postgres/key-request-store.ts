@@ -65,6 +65,14 @@ export class PostgresKeyRequestStore implements KeyRequestStore {
     return rows.map(requestOf);
   }
 
+  async countKeyRequests(status: KeyRequestStatus): Promise<number> {
+    const { rows } = await this.pool.query<{ n: number }>(
+      'SELECT count(*)::integer AS n FROM key_requests WHERE status = $1',
+      [status],
+    );
+    return rows[0]?.n ?? 0;
+  }
+
   async countKeyRequestsSince(clientHash: string, since: string): Promise<number> {
     const { rows } = await this.pool.query<{ n: number }>(
       'SELECT count(*)::integer AS n FROM key_requests WHERE client_hash = $1 AND created_at >= $2',

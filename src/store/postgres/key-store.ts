@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { ApiKeyRecord } from '../api-key-record.ts';
+import type { KeyDayUsage, KeyUsageQuery } from '../key-usage.ts';
 import type { ApiKeyStore } from '../types.ts';
 
 const columns =
@@ -30,9 +31,15 @@ const byHash = { name: 'nerkh-api-key-by-hash', text: `SELECT ${columns} FROM ap
 const version = { name: 'nerkh-api-keys-version', text: 'SELECT version FROM api_keys_version WHERE id = 1' };
 
 /**
- * Last use of many keys in one statement. Rows are locked in key order first: API instances
- * flushing overlapping sets of keys at once then wait for each other instead of deadlocking.
- * The forward-only condition is checked again when updating, on the row as it is after any wait.
+ * Last use of many keys and their usage counts in one statement (so in one transaction). Key rows
+ * are locked in key order first, and usage rows are inserted in key and day order: API instances
+ * flushing overlapping sets of keys at once then wait for each other instead of deadlocking. The
+ * key rows are locked FOR NO KEY UPDATE, as an UPDATE of other columns than the key locks them,
+ * which leaves the usage rows' foreign-key checks (FOR KEY SHARE) free to proceed
+ * (https://www.postgresql.org/docs/current/explicit-locking.html#LOCKING-ROWS). The forward-only
+ * condition is checked again when updating, on the row as it is after any wait. Usage of keys the
+ * database does not hold is skipped (the join) rather than failing the flush; the caller sends at
+ * most one entry per key and day, as ON CONFLICT DO UPDATE requires.
  */
 const recordUse = `
   WITH used AS (
@@ -41,10 +48,29 @@ const recordUse = `
     SELECT k.id, used.at FROM api_keys AS k JOIN used ON used.id = k.id
     WHERE k.last_used_at IS NULL OR k.last_used_at < used.at
     ORDER BY k.id
-    FOR UPDATE OF k
+    FOR NO KEY UPDATE OF k
+  ), touched AS (
+    UPDATE api_keys AS k SET last_used_at = due.at FROM due
+    WHERE k.id = due.id AND (k.last_used_at IS NULL OR k.last_used_at < due.at)
   )
-  UPDATE api_keys AS k SET last_used_at = due.at FROM due
-  WHERE k.id = due.id AND (k.last_used_at IS NULL OR k.last_used_at < due.at)`;
+  INSERT INTO api_key_usage (key_id, day, admitted, refused)
+  SELECT counted.key_id, counted.day, counted.admitted, counted.refused
+  FROM unnest($3::text[], $4::date[], $5::bigint[], $6::bigint[]) AS counted (key_id, day, admitted, refused)
+  JOIN api_keys AS k ON k.id = counted.key_id
+  ORDER BY counted.key_id, counted.day
+  ON CONFLICT (key_id, day) DO UPDATE
+  SET admitted = api_key_usage.admitted + excluded.admitted,
+      refused = api_key_usage.refused + excluded.refused`;
+
+interface UsageRow {
+  keyId: string;
+  day: string;
+  admitted: string;
+  refused: string;
+}
+
+/** Days as `YYYY-MM-DD` text (never a Date at local midnight), counts as numbers. */
+const usageColumns = `key_id AS "keyId", to_char(day, 'YYYY-MM-DD') AS day, admitted, refused`;
 
 /**
  * Issued keys in PostgreSQL. The api_keys_version counter is bumped by triggers in the transaction
@@ -100,9 +126,33 @@ export class PostgresApiKeyStore implements ApiKeyStore {
     return rows[0] ? recordOf(rows[0]) : this.getApiKey(id);
   }
 
-  async recordApiKeyUse(lastUsed: ReadonlyMap<string, string>): Promise<void> {
-    if (lastUsed.size === 0) return;
-    await this.pool.query(recordUse, [[...lastUsed.keys()], [...lastUsed.values()]]);
+  async recordApiKeyUse(
+    lastUsed: ReadonlyMap<string, string>,
+    usage: readonly KeyDayUsage[] = [],
+  ): Promise<void> {
+    if (lastUsed.size === 0 && usage.length === 0) return;
+    await this.pool.query(recordUse, [
+      [...lastUsed.keys()],
+      [...lastUsed.values()],
+      usage.map((entry) => entry.keyId),
+      usage.map((entry) => entry.day),
+      usage.map((entry) => entry.admitted),
+      usage.map((entry) => entry.refused),
+    ]);
+  }
+
+  async apiKeyUsage(query: KeyUsageQuery): Promise<KeyDayUsage[]> {
+    const { rows } =
+      query.keyId === undefined
+        ? await this.pool.query<UsageRow>(
+            `SELECT ${usageColumns} FROM api_key_usage WHERE day >= $1 ORDER BY day, key_id`,
+            [query.since],
+          )
+        : await this.pool.query<UsageRow>(
+            `SELECT ${usageColumns} FROM api_key_usage WHERE key_id = $1 AND day >= $2 ORDER BY day`,
+            [query.keyId, query.since],
+          );
+    return rows.map((row) => ({ ...row, admitted: Number(row.admitted), refused: Number(row.refused) }));
   }
 
   async apiKeysVersion(): Promise<number> {

@@ -3,6 +3,7 @@ import { initialSchema } from './migrations/0001-initial-schema.ts';
 import { snapshotSource } from './migrations/0002-snapshot-source.ts';
 import { collectorLeaseAndChangeNotices } from './migrations/0003-collector-lease-and-change-notices.ts';
 import { pricePoints } from './migrations/0004-price-points.ts';
+import { apiKeyUsage } from './migrations/0005-api-key-usage.ts';
 import type { Migration } from './migrations/types.ts';
 import { reasonOf } from './pool.ts';
 
@@ -12,6 +13,7 @@ export const schemaMigrations: readonly Migration[] = [
   snapshotSource,
   collectorLeaseAndChangeNotices,
   pricePoints,
+  apiKeyUsage,
 ];
 
 /**

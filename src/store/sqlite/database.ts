@@ -95,6 +95,17 @@ const migrations: readonly string[] = [
    INSERT INTO price_points (snapshot_id, symbol, sell_usdt, sell_irt)
    SELECT s.id, r.value ->> '$.symbol', r.value ->> '$.sell_usdt', r.value ->> '$.sell_irt'
    FROM snapshots s, json_each(s.rates) r;`,
+  // Requests per key per UTC day, admitted and refused, added to at each last-use flush
+  // (docs/operations.md#usage-per-key). `nerkh keys usage` reads one key's days through the primary
+  // key, every key's recent days through the day index.
+  `CREATE TABLE api_key_usage (
+     key_id TEXT NOT NULL REFERENCES api_keys(id),
+     day TEXT NOT NULL,
+     admitted INTEGER NOT NULL,
+     refused INTEGER NOT NULL,
+     PRIMARY KEY (key_id, day)
+   ) WITHOUT ROWID;
+   CREATE INDEX api_key_usage_day ON api_key_usage (day);`,
 ];
 
 /**

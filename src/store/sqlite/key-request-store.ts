@@ -18,6 +18,7 @@ export class SqliteKeyRequestStore implements KeyRequestStore {
   readonly #listAll;
   readonly #listByStatus;
   readonly #countSince;
+  readonly #countByStatus;
   readonly #decide;
 
   constructor(db: SqliteDatabase) {
@@ -29,6 +30,9 @@ export class SqliteKeyRequestStore implements KeyRequestStore {
     this.#listAll = db.prepare<[], KeyRequest>(`SELECT ${columns} FROM key_requests ORDER BY created_at, id`);
     this.#listByStatus = db.prepare<[string], KeyRequest>(
       `SELECT ${columns} FROM key_requests WHERE status = ? ORDER BY created_at, id`,
+    );
+    this.#countByStatus = db.prepare<[string], { n: number }>(
+      'SELECT count(*) AS n FROM key_requests WHERE status = ?',
     );
     this.#countSince = db.prepare<[string, string], { n: number }>(
       'SELECT count(*) AS n FROM key_requests WHERE client_hash = ? AND created_at >= ?',
@@ -52,6 +56,10 @@ export class SqliteKeyRequestStore implements KeyRequestStore {
 
   async listKeyRequests(filter: { status?: KeyRequestStatus } = {}): Promise<KeyRequest[]> {
     return filter.status === undefined ? this.#listAll.all() : this.#listByStatus.all(filter.status);
+  }
+
+  async countKeyRequests(status: KeyRequestStatus): Promise<number> {
+    return this.#countByStatus.get(status)?.n ?? 0;
   }
 
   async countKeyRequestsSince(clientHash: string, since: string): Promise<number> {

@@ -1,4 +1,5 @@
 import type { ApiKeyRecord } from '../api-key-record.ts';
+import type { KeyDayUsage, KeyUsageQuery } from '../key-usage.ts';
 import type { ApiKeyStore } from '../types.ts';
 import type { SqliteDatabase } from './database.ts';
 import { SqliteStatementThread } from './statement-thread.ts';
@@ -20,6 +21,8 @@ export class SqliteApiKeyStore implements ApiKeyStore {
   readonly #revoke;
   readonly #version;
   readonly #recordUse;
+  readonly #usageSince;
+  readonly #keyUsageSince;
 
   constructor(db: SqliteDatabase) {
     this.#insert = db.prepare<[ApiKeyRecord], never>(
@@ -33,9 +36,20 @@ export class SqliteApiKeyStore implements ApiKeyStore {
       'UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL',
     );
     this.#version = db.prepare<[], { version: number }>('SELECT version FROM api_keys_version WHERE id = 1');
-    this.#recordUse = new SqliteStatementThread(
-      db.name,
+    this.#recordUse = new SqliteStatementThread(db.name, [
       'UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)',
+      // A key the file does not hold is skipped rather than failing the batch (the foreign key).
+      `INSERT INTO api_key_usage (key_id, day, admitted, refused)
+         SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM api_keys WHERE id = ?)
+         ON CONFLICT (key_id, day) DO UPDATE
+         SET admitted = admitted + excluded.admitted, refused = refused + excluded.refused`,
+    ]);
+    const usageColumns = 'key_id AS keyId, day, admitted, refused';
+    this.#usageSince = db.prepare<[string], KeyDayUsage>(
+      `SELECT ${usageColumns} FROM api_key_usage WHERE day >= ? ORDER BY day, key_id`,
+    );
+    this.#keyUsageSince = db.prepare<[string, string], KeyDayUsage>(
+      `SELECT ${usageColumns} FROM api_key_usage WHERE key_id = ? AND day >= ? ORDER BY day`,
     );
   }
 
@@ -60,11 +74,21 @@ export class SqliteApiKeyStore implements ApiKeyStore {
     return this.#byId.get(id) ?? null;
   }
 
-  async recordApiKeyUse(lastUsed: ReadonlyMap<string, string>): Promise<void> {
-    if (lastUsed.size === 0) return;
-    const rows: [string, string, string][] = [];
-    for (const [id, at] of lastUsed) rows.push([at, id, at]);
-    await this.#recordUse.run(rows);
+  async recordApiKeyUse(
+    lastUsed: ReadonlyMap<string, string>,
+    usage: readonly KeyDayUsage[] = [],
+  ): Promise<void> {
+    if (lastUsed.size === 0 && usage.length === 0) return;
+    const uses: [string, string, string][] = [];
+    for (const [id, at] of lastUsed) uses.push([at, id, at]);
+    const counts = usage.map(({ keyId, day, admitted, refused }) => [keyId, day, admitted, refused, keyId]);
+    await this.#recordUse.run([uses, counts]);
+  }
+
+  async apiKeyUsage(query: KeyUsageQuery): Promise<KeyDayUsage[]> {
+    return query.keyId === undefined
+      ? this.#usageSince.all(query.since)
+      : this.#keyUsageSince.all(query.keyId, query.since);
   }
 
   async apiKeysVersion(): Promise<number> {

@@ -11,9 +11,11 @@ let runAll;
 try {
   db = new Database(workerData.file);
   for (const pragma of workerData.pragmas) db.pragma(pragma);
-  const statement = db.prepare(workerData.sql);
-  runAll = db.transaction((rows) => {
-    for (const row of rows) statement.run(...row);
+  const statements = workerData.statements.map((sql) => db.prepare(sql));
+  runAll = db.transaction((batch) => {
+    batch.forEach((rows, index) => {
+      for (const row of rows) statements[index].run(...row);
+    });
   });
 } catch (error) {
   // Said in a message: an error thrown out of a thread reaches the main thread without SQLite's text.
@@ -28,7 +30,7 @@ parentPort.on('message', (message) => {
     return;
   }
   try {
-    runAll.immediate(message.rows);
+    runAll.immediate(message.batch);
     parentPort.postMessage({ id: message.id });
   } catch (error) {
     parentPort.postMessage({ id: message.id, error: messageOf(error) });

@@ -11,12 +11,15 @@ const driver = fileURLToPath(import.meta.resolve('better-sqlite3'));
 /**
  * The thread's page cache, in KiB. better-sqlite3 builds SQLite with 16,000 KiB per connection
  * (`SQLITE_DEFAULT_CACHE_SIZE` in its deps/defines.gypi), which this connection, which only writes,
- * filled with its batches' pages; with 1 MiB a batch takes as long
+ * filled with its batches' pages; a smaller one writes a batch as fast
  * (docs/decisions/0032-sqlite-page-caches.md).
  */
 const cacheKiB = 1024;
 
 type Row = readonly (string | number | null)[];
+
+/** One batch: the rows of each statement, in the statements' order. */
+type Batch = readonly (readonly Row[])[];
 
 /** What the thread answers: a batch's outcome, or why it could not start. */
 type Outcome = { id: number; error?: string } | { fatal: string };
@@ -33,7 +36,8 @@ interface Thread {
 }
 
 /**
- * Runs one write statement over batches of rows, each batch in one transaction, on a thread of its
+ * Runs write statements over batches of rows, each batch in one transaction (each statement over
+ * its own rows, in order), on a thread of its
  * own with its own connection to the database file. better-sqlite3 works synchronously, so on the
  * event loop every such write holds every request in flight until the disk has it, and a slow disk
  * holds them long (docs/decisions/0030-last-use-writes-on-a-thread.md). Here the event loop only
@@ -50,22 +54,25 @@ interface Thread {
  */
 export class SqliteStatementThread {
   readonly #file: string;
-  readonly #sql: string;
+  readonly #statements: readonly string[];
   #thread: Thread | undefined;
   #nextId = 0;
 
-  constructor(file: string, sql: string) {
+  constructor(file: string, statements: readonly string[]) {
     this.#file = file;
-    this.#sql = sql;
+    this.#statements = statements;
   }
 
-  /** Resolves once every row has been run and committed; rejects with SQLite's error, writing none. */
-  run(rows: readonly Row[]): Promise<void> {
+  /**
+   * Runs `batch[i]`'s rows through statement i, all in one transaction; resolves once it is
+   * committed, rejects with SQLite's error, writing none.
+   */
+  run(batch: Batch): Promise<void> {
     const thread = this.#thread ?? this.#start();
     const id = this.#nextId++;
     const done = new Promise<void>((resolve, reject) => thread.waiting.set(id, { resolve, reject }));
     thread.worker.ref();
-    thread.worker.postMessage({ id, rows });
+    thread.worker.postMessage({ id, batch });
     return done;
   }
 
@@ -86,7 +93,7 @@ export class SqliteStatementThread {
       workerData: {
         driver,
         file: this.#file,
-        sql: this.#sql,
+        statements: this.#statements,
         pragmas: [...connectionPragmas, `cache_size = -${cacheKiB}`],
       },
     });

@@ -160,6 +160,35 @@ describe('the rates fast path answers exactly as the route does', () => {
     expect(throughRoute).toHaveBeenCalledTimes(3);
   });
 
+  it("counts each key's admitted and refused requests once, whichever path answers, written at close", async () => {
+    const memory = memoryLimiters(testConfig());
+    onTestFinished(() => memory.close());
+    const later: RateLimiter = {
+      take: async (key, limit, nowMs) => memory.requests.take(key, limit, nowMs),
+      peek: (key, limit, nowMs) => memory.requests.peek(key, limit, nowMs),
+      close: async () => {},
+    };
+    for (const deps of [{}, { limiters: { ...memory, requests: later } }]) {
+      const fast = await serve(deps);
+      for (let request = 0; request < 5; request++)
+        await get(fast.port, '/v1/rates', { 'x-api-key': fast.limited });
+      await get(fast.port, '/v1/rates', { 'x-api-key': fast.t.key });
+      await get(fast.port, '/v1/rates', { 'x-api-key': `${fast.t.key.slice(0, -1)}x` });
+      // Nothing is written per request: the counts reach the store with the last use, here at close.
+      expect(await fast.t.keys.apiKeyUsage({ since: '2000-01-01' })).toEqual([]);
+      await fast.t.app.close();
+      const limitedId = (await fast.t.keys.listApiKeys()).find((key) => key.rate_limit === 3)?.id;
+      expect(
+        (await fast.t.keys.apiKeyUsage({ since: '2000-01-01' })).sort((a, b) =>
+          a.admitted < b.admitted ? -1 : 1,
+        ),
+      ).toEqual([
+        { keyId: fast.t.keyId, day: '2025-01-01', admitted: 1, refused: 0 },
+        { keyId: limitedId, day: '2025-01-01', admitted: 3, refused: 2 },
+      ]);
+    }
+  });
+
   it('waits for a limiter that answers later, and leaves its refusals to the route', async () => {
     const memory = memoryLimiters(testConfig());
     onTestFinished(() => memory.close());

@@ -45,7 +45,7 @@ describe.skipIf(skipPostgres)('PostgresApiKeyStore across instances', () => {
     expect(await second.keys.findApiKeyByHash(hashApiKey(key))).not.toBeNull();
   });
 
-  it('records last use from instances flushing overlapping keys at once without deadlock, newest time winning', async () => {
+  it('records last use and usage from instances flushing overlapping keys at once without deadlock, newest time winning', async () => {
     const url = await createTestDatabase();
     const [a, b] = [await instance(url), await instance(url)];
     const ids: string[] = [];
@@ -54,14 +54,20 @@ describe.skipIf(skipPostgres)('PostgresApiKeyStore across instances', () => {
     const reversed = [...ids].reverse();
     for (let round = 0; round < 8; round++) {
       const at = (ms: number) => new Date(Date.UTC(2025, 0, 1, 0, round, 0, ms)).toISOString();
-      // Each instance's batch is in its own order (the order keys were last used in it).
+      // Each instance's batch is in its own order (the order keys were last used in it), usage too.
+      const usage = (order: string[]) =>
+        order.map((keyId) => ({ keyId, day: '2025-01-01', admitted: 2, refused: 1 }));
       await Promise.all([
-        a.keys.recordApiKeyUse(new Map(ids.map((id) => [id, at(1)]))),
-        b.keys.recordApiKeyUse(new Map(reversed.map((id) => [id, at(2)]))),
-        a.keys.recordApiKeyUse(new Map(reversed.map((id) => [id, at(0)]))),
+        a.keys.recordApiKeyUse(new Map(ids.map((id) => [id, at(1)])), usage(ids)),
+        b.keys.recordApiKeyUse(new Map(reversed.map((id) => [id, at(2)])), usage(reversed)),
+        a.keys.recordApiKeyUse(new Map(reversed.map((id) => [id, at(0)])), usage(reversed)),
       ]);
       const used = new Set((await b.keys.listApiKeys()).map((k) => k.last_used_at));
       expect(used).toEqual(new Set([at(2)]));
     }
+    // Every instance's counts add up: 8 rounds of 3 flushes.
+    const counted = await a.keys.apiKeyUsage({ since: '2025-01-01' });
+    expect(counted).toHaveLength(300);
+    expect(new Set(counted.map((row) => `${row.admitted}/${row.refused}`))).toEqual(new Set(['48/24']));
   });
 });

@@ -26,6 +26,7 @@ async function recorded(client: pg.Client): Promise<Array<{ version: number; nam
 }
 
 const storeTables = [
+  'api_key_usage',
   'api_keys',
   'api_keys_version',
   'collector_lease',

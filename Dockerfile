@@ -1,0 +1,83 @@
+# nerkh's production image (docs/deployment.md#the-image).
+#
+#   docker build -t nerkh .          # or: podman build -t nerkh .
+#   docker run -d -p 8080:8080 -v nerkh-data:/var/lib/nerkh nerkh
+#   docker exec CONTAINER nerkh keys issue --org "Example" --purpose "trial"
+#
+# Without a registry, scripts/node-base-image.sh builds the base image under the same name.
+
+# Build: every dependency (esbuild among the dev ones), the bundle, then the production ones alone.
+FROM node:24-bookworm-slim AS build
+# better-sqlite3 compiles its addon (no prebuilt binary is downloaded where only the npm registry is
+# reached); it builds against the headers of the Node.js in this image, never downloaded ones.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+ENV npm_config_nodedir=/usr/local \
+    npm_config_update_notifier=false \
+    npm_config_fund=false \
+    npm_config_audit=false
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY packages/client/package.json packages/client/
+COPY packages/mcp/package.json packages/mcp/
+# Behind a proxy that re-signs TLS, pass its CA: --secret id=npm_ca,src=/path/to/ca.pem (the
+# certificate is mounted for this step alone and stays out of the image).
+RUN --mount=type=cache,target=/root/.npm \
+    --mount=type=secret,id=npm_ca \
+    if [ -s /run/secrets/npm_ca ]; then export npm_config_cafile=/run/secrets/npm_ca; fi \
+ && npm ci
+COPY tsconfig.json ./
+COPY bin bin
+COPY src src
+RUN npm run build
+# What the service reads beside the bundle: the store's thread script and other non-TypeScript
+# files under src/ (found from the project's folder, docs/decisions/0028-one-production-bundle.md).
+RUN mkdir -p /out/src \
+ && find src -type f ! -name '*.ts' -exec cp --parents {} /out/ \; \
+ && cp -r dist bin package.json /out/
+# The production dependencies alone, without the workspace packages (the client and the MCP
+# server are published to npm, not run here), keeping the addon compiled above; its build
+# leftovers and sources go too.
+RUN --mount=type=cache,target=/root/.npm \
+    npm prune --omit=dev --workspaces=false \
+ && find node_modules -mindepth 1 -maxdepth 1 -type d -empty -delete \
+ && cd node_modules/better-sqlite3 \
+ && rm -rf deps src build/Release/obj.target build/Release/.deps build/Release/test_extension.node \
+ && cd /app && mv node_modules /out/
+
+# Run: tini as PID 1 forwards signals to node and reaps zombies; node runs as an unprivileged user.
+FROM node:24-bookworm-slim
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends tini \
+ && rm -rf /var/lib/apt/lists/* \
+ && groupadd --system --gid 10001 nerkh \
+ && useradd --system --uid 10001 --gid nerkh --home-dir /var/lib/nerkh --no-create-home \
+      --shell /usr/sbin/nologin nerkh \
+ && install -d -o nerkh -g nerkh -m 0750 /var/lib/nerkh
+WORKDIR /app
+COPY --from=build /out/ ./
+COPY catalog catalog
+COPY content content
+COPY sources sources
+COPY ops/container/probe.js /usr/local/bin/nerkh-probe
+RUN ln -s /app/bin/nerkh.js /usr/local/bin/nerkh
+# Listens on every interface of the container: the public API on 8080, the operations listener
+# (metrics, probes) on 9464, which is not to be published to clients (docs/operations.md).
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=8080 \
+    NERKH_METRICS_HOST=0.0.0.0 \
+    NERKH_METRICS_PORT=9464 \
+    NERKH_DATA_DIR=/var/lib/nerkh
+VOLUME /var/lib/nerkh
+EXPOSE 8080 9464
+USER nerkh:nerkh
+# Healthy while the instance is ready: a snapshot loaded, stale or not, and the store answering
+# (/readyz on the operations listener, any role; docs/operations.md#probes). nerkh-probe is
+# ops/container/probe.js: 2xx within 2 s.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
+  CMD nerkh-probe "http://127.0.0.1:${NERKH_METRICS_PORT}/readyz"
+# The bin starts node with the flags the service is sized for (docs/deployment.md#node-flags).
+ENTRYPOINT ["tini", "--", "nerkh"]
+CMD ["serve"]

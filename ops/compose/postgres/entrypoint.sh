@@ -1,0 +1,28 @@
+#!/bin/sh
+# Starts PostgreSQL in the foreground. On the first start (an empty volume) it makes the cluster
+# first: superuser POSTGRES_USER with POSTGRES_PASSWORD, database POSTGRES_DB, password
+# (SCRAM) logins from the network, trusted connections over the container's own socket.
+set -eu
+: "${POSTGRES_USER:=postgres}"
+: "${POSTGRES_DB:=$POSTGRES_USER}"
+if [ -z "${POSTGRES_PASSWORD:-}" ]; then
+  echo "postgres-entrypoint: set POSTGRES_PASSWORD" >&2
+  exit 1
+fi
+
+if [ ! -s "$PGDATA/PG_VERSION" ]; then
+  password_file=$(mktemp)
+  printf '%s\n' "$POSTGRES_PASSWORD" >"$password_file"
+  initdb --pgdata="$PGDATA" --username="$POSTGRES_USER" --pwfile="$password_file" \
+    --encoding=UTF8 --locale=C.UTF-8 --auth-local=trust --auth-host=scram-sha-256 >/dev/null
+  rm -f "$password_file"
+  echo 'host all all all scram-sha-256' >>"$PGDATA/pg_hba.conf"
+  if [ "$POSTGRES_DB" != postgres ]; then
+    pg_ctl --pgdata="$PGDATA" --options="-c listen_addresses=''" --wait --silent start
+    createdb --username="$POSTGRES_USER" "$POSTGRES_DB"
+    pg_ctl --pgdata="$PGDATA" --mode=fast --wait --silent stop
+  fi
+  echo "postgres-entrypoint: made the cluster, user $POSTGRES_USER, database $POSTGRES_DB"
+fi
+
+exec postgres -D "$PGDATA" -c listen_addresses='*'

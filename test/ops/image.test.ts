@@ -1,0 +1,338 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildSecretArgs, podman, runCommand, runLogged, skipPodman } from '../support/podman.ts';
+import { freePort } from '../support/run-cli.ts';
+import { sleep, waitFor } from '../support/wait.ts';
+
+/**
+ * The production image (Dockerfile) built and run with Debian's podman, then compose.yaml brought
+ * up and down with podman-compose, as an operator would (docs/deployment.md#the-image). No image
+ * registry is reached: scripts/node-base-image.sh makes the base images (kept between runs, as is
+ * the build's layer cache under the tag below); the exchanges are nerkh's own simulator, from the
+ * same image. Prints the image's size and the instance's start-up and stop times.
+ */
+const image = 'localhost/nerkh:test';
+const run = `nerkh-test-${randomBytes(3).toString('hex')}`;
+const minutes = 60_000;
+
+/** Polls `check` once a second (each try runs podman or a request) until it holds. */
+function poll<T>(check: () => Promise<T | null | false>, timeoutMs: number, what: string): Promise<T> {
+  return waitFor(
+    async () => {
+      const value = await check();
+      if (value === null || value === false) await sleep(1000);
+      return value;
+    },
+    timeoutMs,
+    what,
+  );
+}
+
+/** `nerkh ARGS --json` inside a running container, as the image's user. */
+async function nerkhIn(container: string, args: string[]): Promise<Record<string, unknown>> {
+  return JSON.parse(await podman(['exec', container, 'nerkh', ...args, '--json'])) as Record<string, unknown>;
+}
+
+/** The status GET /v1/rates answers with `key`, asked from inside `container` (its API port). */
+async function ratesStatusIn(container: string, key: string): Promise<number> {
+  const script =
+    "fetch('http://127.0.0.1:8080/v1/rates',{headers:{'X-API-Key':process.argv[1]}}).then(r=>console.log(r.status))";
+  return Number(await podman(['exec', container, 'node', '-e', script, key]));
+}
+
+beforeAll(async () => {
+  if (skipPodman) return;
+  const started = Date.now();
+  await runLogged('scripts/node-base-image.sh', [], { progress: /^base images:/, timeoutMs: 15 * minutes });
+  await runLogged(
+    'podman',
+    ['build', '--pull=never', '--format', 'docker', ...buildSecretArgs(), '-t', image, '.'],
+    { progress: /^\[\d\/\d\] STEP \d+\/\d+: (FROM|RUN)/, timeoutMs: 20 * minutes },
+  );
+  const bytes = Number(await podman(['image', 'inspect', '--format', '{{.Size}}', image]));
+  process.stdout.write(
+    `image: ${image}, ${(bytes / 1e6).toFixed(0)} MB, base and build ready in ${((Date.now() - started) / 1000).toFixed(0)} s\n`,
+  );
+}, 35 * minutes);
+
+describe.skipIf(skipPodman)('the production image', () => {
+  const network = `${run}-net`;
+  const volume = `${run}-data`;
+  const simulator = `${run}-simulator`;
+  const container = `${run}-nerkh`;
+  let base = '';
+  let key = '';
+
+  beforeAll(async () => {
+    await podman(['network', 'create', network]);
+    const words = (text: string) => text.split(' ');
+    await podman([
+      ...words('run --detach --ulimit host --no-healthcheck --name'),
+      simulator,
+      '--network',
+      network,
+      image,
+      ...words('simulate-exchange --host 0.0.0.0 --port 9000 --seed 7'),
+    ]);
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    const sources = `http://${simulator}:9000`;
+    await podman([
+      ...words('create --ulimit host --name'),
+      container,
+      '--network',
+      network,
+      '--publish',
+      `127.0.0.1:${port}:8080`,
+      '--volume',
+      `${volume}:/var/lib/nerkh`,
+      ...['--env', `NERKH_BINANCE_WS_URL=${sources.replace('http', 'ws')}`],
+      ...['--env', `NERKH_BINANCE_REST_URL=${sources}`, '--env', `NERKH_NOBITEX_URL=${sources}`],
+      image,
+    ]);
+  }, 2 * minutes);
+
+  afterAll(async () => {
+    await runCommand('podman', ['rm', '--force', '--volumes', '--time', '0', container, simulator]);
+    await runCommand('podman', ['volume', 'rm', '--force', volume]);
+    await runCommand('podman', ['network', 'rm', '--force', network]);
+  }, 2 * minutes);
+
+  it(
+    'starts as an unprivileged user under tini and serves /v1/health',
+    async () => {
+      const started = Date.now();
+      await podman(['start', container]);
+      await poll(
+        async () => (await fetch(`${base}/v1/health`).catch(() => null))?.status === 200,
+        60_000,
+        'GET /v1/health answering 200',
+      );
+      const startup = Date.now() - started;
+
+      expect(await podman(['image', 'inspect', '--format', '{{.Config.User}}', image])).toBe('nerkh:nerkh');
+      // Every process in the container, tini as PID 1 and node under it, runs as that user.
+      const processes = (await podman(['top', container, 'user', 'pid', 'args']))
+        .split('\n')
+        .slice(1)
+        .map((line) => /^(\S+)\s+(\d+)\s+(.*)$/.exec(line.trim())?.slice(1) ?? []);
+      expect(processes.map(([user]) => user)).toEqual(processes.map(() => 'nerkh'));
+      expect(processes.find(([, pid]) => pid === '1')?.[2]).toMatch(/^tini -- nerkh serve/);
+      expect(processes.some(([, pid, args]) => pid !== '1' && args?.startsWith('node '))).toBe(true);
+      expect(await podman(['exec', container, 'id', '-u'])).toBe('10001');
+      // The image's own health check passes.
+      expect((await runCommand('podman', ['healthcheck', 'run', container])).code).toBe(0);
+      process.stdout.write(
+        `image: runs as ${processes[0]?.[0]} (uid 10001); healthy ${startup} ms after start\n`,
+      );
+    },
+    2 * minutes,
+  );
+
+  it(
+    'serves /v1/rates to a key issued inside the container, and refuses it without one',
+    async () => {
+      const issued = await nerkhIn(container, ['keys', 'issue', '--org', 'Image test', '--purpose', 'test']);
+      key = String(issued.key);
+      const response = await fetch(`${base}/v1/rates`, { headers: { 'X-API-Key': key } });
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as { rates: { symbol: string; sell_irt: number }[] };
+      expect(body.rates.find((rate) => rate.symbol === 'BTC')?.sell_irt).toBeGreaterThan(0);
+      expect((await fetch(`${base}/v1/rates`)).status).toBe(401);
+    },
+    minutes,
+  );
+
+  it(
+    'stops cleanly on SIGTERM within its shutdown bound',
+    async () => {
+      const started = Date.now();
+      // podman stop sends the image's stop signal (SIGTERM) to tini, which hands it to node, and
+      // kills only after 20 s; nerkh's own bound is 15 s.
+      await podman(['stop', '--time', '20', container], minutes);
+      const stopped = Date.now() - started;
+      expect(await podman(['inspect', '--format', '{{.State.ExitCode}}', container])).toBe('0');
+      expect(stopped).toBeLessThan(15_000);
+      // The signal reached node through tini, and node finished its work and exited 0 itself.
+      const logs = await runCommand('podman', ['logs', container]);
+      expect(logs.stdout).toContain('"signal":"SIGTERM","msg":"shutting down');
+      process.stdout.write(`image: stopped on SIGTERM in ${stopped} ms, exit code 0\n`);
+    },
+    minutes,
+  );
+
+  it(
+    'keeps its keys and snapshot across a restart (the volume)',
+    async () => {
+      await podman(['start', container]);
+      const response = await poll(
+        async () => {
+          const answer = await fetch(`${base}/v1/rates`, { headers: { 'X-API-Key': key } }).catch(() => null);
+          return answer?.status === 200 ? answer : null;
+        },
+        60_000,
+        'the same key answered after the restart',
+      );
+      expect(((await response.json()) as { rates: unknown[] }).rates.length).toBeGreaterThan(0);
+      const listed = (await nerkhIn(container, ['keys', 'list'])) as { keys: { org: string }[] };
+      expect(listed.keys.map((entry) => entry.org)).toContain('Image test');
+    },
+    2 * minutes,
+  );
+});
+
+describe.skipIf(skipPodman)('compose.yaml on the image', () => {
+  const project = `${run}-compose`;
+  const containerOf = (service: string) => `${project}_${service}_1`;
+  const services = ['postgres', 'redis', 'api-1', 'api-2', 'collector-1', 'collector-2', 'balancer'];
+  let balancer = '';
+  let env: NodeJS.ProcessEnv = {};
+
+  function compose(args: string[], timeoutMs = 5 * minutes) {
+    return runCommand(
+      'podman-compose',
+      [
+        '--project-name',
+        project,
+        '--file',
+        'compose.yaml',
+        '--file',
+        'test/ops/compose.simulator.yaml',
+        ...args,
+      ],
+      { env, timeoutMs },
+    );
+  }
+
+  beforeAll(async () => {
+    const port = await freePort();
+    balancer = `http://127.0.0.1:${port}`;
+    env = {
+      NERKH_IMAGE: image,
+      NERKH_PORT: String(port),
+      NERKH_PUBLIC_URL: balancer,
+      NERKH_FORM_SECRET: randomBytes(32).toString('hex'),
+      POSTGRES_PASSWORD: randomBytes(16).toString('hex'),
+    };
+    // The services' own images, from debian:bookworm-slim and Debian's packages (ops/compose/);
+    // built here so that podman-compose, which would build them without a build secret or the
+    // Docker format (its health checks), only runs them.
+    const serviceImages: [name: string, context: string][] = [
+      ['nerkh-postgres:15', 'ops/compose/postgres'],
+      ['nerkh-redis:7', 'ops/compose/redis'],
+      ['nerkh-haproxy:2.6', 'ops/compose/haproxy'],
+    ];
+    for (const [name, context] of serviceImages) {
+      await runLogged('podman', ['build', '--pull=never', '--format', 'docker', '-t', name, context], {
+        progress: /^STEP \d+\/\d+: RUN/,
+        timeoutMs: 10 * minutes,
+      });
+    }
+    const started = Date.now();
+    const up = await compose(['--podman-run-args=--ulimit=host', 'up', '--detach', '--no-build']);
+    expect(up.code, up.stderr).toBe(0);
+    await poll(
+      async () => (await fetch(`${balancer}/v1/health`).catch(() => null))?.status === 200,
+      2 * minutes,
+      'GET /v1/health through the balancer',
+    );
+    process.stdout.write(`compose: up and serving through the balancer in ${Date.now() - started} ms\n`);
+  }, 25 * minutes);
+
+  afterAll(async () => {
+    // The image declares its data directory a volume: each container got an anonymous one, which
+    // `down` leaves behind.
+    const listed = await runCommand('podman', [
+      'ps',
+      '--all',
+      '--filter',
+      `label=io.podman.compose.project=${project}`,
+      '--format',
+      '{{.Names}}',
+    ]);
+    const volumes = new Set([`${project}_pgdata`]);
+    for (const container of listed.stdout.split('\n').filter((name) => name !== '')) {
+      const mounts = await runCommand('podman', [
+        'inspect',
+        '--format',
+        '{{range .Mounts}}{{.Name}} {{end}}',
+        container,
+      ]);
+      for (const name of mounts.stdout.split(/\s+/)) if (name !== '') volumes.add(name);
+    }
+    await compose(['down', '--timeout', '20']);
+    await runCommand('podman', ['volume', 'rm', '--force', ...volumes]);
+    await runCommand('podman', ['network', 'rm', '--force', `${project}_default`]);
+  }, 5 * minutes);
+
+  it(
+    'passes every service health check',
+    async () => {
+      for (const service of services) {
+        await poll(
+          async () => (await runCommand('podman', ['healthcheck', 'run', containerOf(service)])).code === 0,
+          2 * minutes,
+          `${service}'s health check`,
+        );
+      }
+    },
+    5 * minutes,
+  );
+
+  it(
+    'serves a key issued inside a container through the balancer, from both APIs',
+    async () => {
+      const issued = await nerkhIn(containerOf('api-1'), [
+        'keys',
+        'issue',
+        '--org',
+        'Compose test',
+        '--purpose',
+        'test',
+      ]);
+      const key = String(issued.key);
+      for (let i = 0; i < 4; i += 1) {
+        const response = await fetch(`${balancer}/v1/rates`, { headers: { 'X-API-Key': key } });
+        expect(response.status).toBe(200);
+        const body = (await response.json()) as { rates: { symbol: string; url: string }[] };
+        // The collectors wrote each row's link for the balancer's origin.
+        expect(body.rates.find((rate) => rate.symbol === 'BTC')?.url.startsWith(balancer)).toBe(true);
+      }
+      // Each instance serves it on its own too, the one that did not issue it included.
+      await poll(
+        async () => (await ratesStatusIn(containerOf('api-2'), key)) === 200,
+        10_000,
+        'api-2 admitting the key',
+      );
+      expect(await ratesStatusIn(containerOf('api-1'), key)).toBe(200);
+
+      // Revoked from a third container, the key is refused (403 key-revoked) by both instances.
+      const revoked = Date.now();
+      await nerkhIn(containerOf('collector-1'), ['keys', 'revoke', String(issued.id)]);
+      for (const api of ['api-1', 'api-2']) {
+        await poll(
+          async () => (await ratesStatusIn(containerOf(api), key)) === 403,
+          10_000,
+          `${api} refusing the revoked key`,
+        );
+      }
+      expect((await fetch(`${balancer}/v1/rates`, { headers: { 'X-API-Key': key } })).status).toBe(403);
+      process.stdout.write(
+        `compose: the revocation refused by api-1 and api-2 within ${Date.now() - revoked} ms\n`,
+      );
+    },
+    2 * minutes,
+  );
+
+  it(
+    'stops every nerkh instance cleanly',
+    async () => {
+      const stop = await compose(['stop', '--timeout', '20']);
+      expect(stop.code, stop.stderr).toBe(0);
+      for (const service of ['api-1', 'api-2', 'collector-1', 'collector-2']) {
+        expect(await podman(['inspect', '--format', '{{.State.ExitCode}}', containerOf(service)])).toBe('0');
+      }
+    },
+    5 * minutes,
+  );
+});

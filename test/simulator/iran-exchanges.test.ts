@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadCatalog } from '../../src/collector/catalog-file.ts';
+import { trySources } from '../../src/collector/try-sources.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+import { ExchangeSimulator } from '../../src/simulator/exchange-simulator.ts';
+import { parseSources } from '../../src/sources/load-sources.ts';
+import { againstSimulator, presetText } from '../support/simulated-sources.ts';
+
+/** The simulator answers as Ramzinex, Bitpin and Tabdeal do: the shipped presets read it as they read the exchanges. */
+
+const catalog = loadCatalog();
+let sim: ExchangeSimulator;
+beforeAll(async () => {
+  sim = await ExchangeSimulator.start({ catalog, seed: 5, autoTick: false });
+});
+afterAll(() => sim.stop());
+
+async function tryPreset(preset: string) {
+  const setup = parseSources(againstSimulator(sim, presetText(preset)), `${preset}.yaml`, {
+    catalog,
+    env: {},
+  });
+  return trySources({
+    config: loadConfig({}),
+    catalog,
+    sources: setup,
+    logger: createLogger('silent'),
+    tuning: { minPollMs: 20 },
+    timeoutMs: 3_000,
+  });
+}
+
+describe('the simulated Iranian exchanges, read through their presets', () => {
+  it.each(['ramzinex', 'bitpin', 'tabdeal'])(
+    '%s: BTC, TON and tether in toman as the simulator quotes them',
+    async (preset) => {
+      const result = await tryPreset(preset);
+      for (const symbol of ['BTC', 'TON']) {
+        expect(result.servedBy.get(symbol)).toBe(preset);
+        const row = result.draft.rates.find((rate) => rate.symbol === symbol);
+        expect(row?.sell_irt).toBe(Math.round(Number(sim.tomanAskOf(symbol))));
+      }
+      expect(result.servedBy.get('USDT')).toBe(preset);
+      expect(result.draft.usdt_irt).toBe(Math.round(Number(sim.tomanAskOf('USDT'))));
+      expect(result.sources.find((trial) => trial.name === preset)).toMatchObject({ ok: true, missing: [] });
+    },
+  );
+
+  it('answers 404 for a market it does not list', async () => {
+    for (const path of ['/exchange/api/v1.0/exchange/pairs/999', '/api/v1/mth/orderbook/NOPE_IRT/']) {
+      const response = await fetch(`${sim.iranExchangesBaseUrl}${path}`);
+      expect(response.status).toBe(404);
+    }
+    const tabdeal = await fetch(`${sim.iranExchangesBaseUrl}/r/api/v1/depth?symbol=NOPEIRT&limit=1`);
+    expect(tabdeal.status).toBe(400);
+    expect(await tabdeal.json()).toEqual({ code: -1121, msg: 'Invalid symbol.' });
+  });
+
+  it("sends an order book's asks lowest first and its bids highest first", async () => {
+    const body = (await (
+      await fetch(`${sim.iranExchangesBaseUrl}/api/v1/mth/orderbook/BTC_IRT/`)
+    ).json()) as {
+      asks: string[][];
+      bids: string[][];
+    };
+    const asks = body.asks.map(([price]) => Number(price));
+    const bids = body.bids.map(([price]) => Number(price));
+    expect(asks).toEqual([...asks].sort((a, b) => a - b));
+    expect(bids).toEqual([...bids].sort((a, b) => b - a));
+    expect(body.asks[0]?.[0]).toBe(sim.tomanAskOf('BTC'));
+    expect((bids[0] ?? 0) < (asks[0] ?? 0)).toBe(true);
+  });
+});
