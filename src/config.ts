@@ -180,6 +180,9 @@ function parseTrustProxy(setting: string): Config['trustProxy'] {
     .filter((part) => part !== '');
 }
 
+/** Settings whose value an error message never repeats. */
+const secretUrls = { NERKH_REQUESTS_WEBHOOK_URL: true } as const;
+
 /** Reads, converts and validates the configuration; throws ConfigError naming each bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const raw: Record<string, unknown> = {};
@@ -193,7 +196,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (errors.length > 0) {
     const lines = errors.map((error) => {
       const key = error.instancePath.replace(/^\//, '') || '(root)';
-      return `${key}=${JSON.stringify(raw[key] ?? env[key])}: ${error.message}`;
+      // A webhook URL may hold its token: the message names the setting, never its value.
+      const shown = key in secretUrls ? '(value not shown)' : JSON.stringify(raw[key] ?? env[key]);
+      return `${key}=${shown}: ${error.message}`;
     });
     throw new ConfigError(`invalid configuration: ${lines.join('; ')}`);
   }
@@ -226,6 +231,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // Node refuses a headers timeout longer than the request timeout the headers are part of.
     throw new ConfigError(
       `invalid configuration: NERKH_HEADERS_TIMEOUT_MS=${config.NERKH_HEADERS_TIMEOUT_MS} is longer than NERKH_REQUEST_TIMEOUT_MS=${config.NERKH_REQUEST_TIMEOUT_MS}; the headers are part of the request`,
+    );
+  }
+  if (config.NERKH_REQUESTS_WEBHOOK_URL !== undefined && !URL.canParse(config.NERKH_REQUESTS_WEBHOOK_URL)) {
+    throw new ConfigError(
+      'invalid configuration: NERKH_REQUESTS_WEBHOOK_URL is not a valid URL (value not shown)',
     );
   }
   const publicUrl = (config.NERKH_PUBLIC_URL ?? `http://${hostForUrl(config.HOST)}:${config.PORT}`).replace(

@@ -75,6 +75,21 @@ describe('loadConfig', () => {
     ).toThrow(/NERKH_HEADERS_TIMEOUT_MS=40000 is longer than NERKH_REQUEST_TIMEOUT_MS=30000/);
   });
 
+  it('takes an http(s) webhook URL for key requests, and refuses another without repeating it (it may hold a token)', () => {
+    const url = 'https://hooks.example.test/services/T0/B0/secret-token';
+    expect(loadConfig({ NERKH_REQUESTS_WEBHOOK_URL: url }).NERKH_REQUESTS_WEBHOOK_URL).toBe(url);
+    for (const bad of ['ftp://hooks.example.test/secret-token', 'https://[secret-token']) {
+      let message = '';
+      try {
+        loadConfig({ NERKH_REQUESTS_WEBHOOK_URL: bad });
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toMatch(/NERKH_REQUESTS_WEBHOOK_URL/);
+      expect(message).not.toContain('secret-token');
+    }
+  });
+
   it('names every bad variable at once', () => {
     expect(() => loadConfig({ PORT: 'x', NERKH_RATE_LIMIT: '-1' })).toThrow(/PORT=.*; NERKH_RATE_LIMIT=/);
   });

@@ -44,12 +44,17 @@ const unitWords = {
   'ten-times-low': '10x low: a toman price read as rial?',
 } as const;
 
+/** An ask as written, never in exponent form: 8.9e-7 is 0.00000089. */
+function plain(value: number): string {
+  return value.toLocaleString('en-US', { useGrouping: false, maximumSignificantDigits: 17 });
+}
+
 /** One source's ask in a comparison: `bitpin 10524.9 (-90.00%, DEVIATES, 10x low: …)`. */
 function askCell(source: CoinComparison['sources'][number]): string {
   const notes = [signedPct(source.deviationPct)];
   if (source.deviating) notes.push('DEVIATES');
   if (source.unitHint !== null) notes.push(unitWords[source.unitHint]);
-  return `${terminalSafe(source.source)} ${source.ask} (${notes.join(', ')})`;
+  return `${terminalSafe(source.source)} ${plain(source.ask)} (${notes.join(', ')})`;
 }
 
 /** The sources that deviate on some coin, each with how many coins. */
@@ -74,10 +79,13 @@ function comparisonLines(comparisons: readonly CoinComparison[], maxDeviationPct
     comparison.sources.map(askCell).join('; '),
   ]);
   const deviating = deviatingSources(comparisons);
+  const pairFlagged = comparisons.some(
+    (comparison) => comparison.sources.length === 2 && comparison.sources.some((source) => source.deviating),
+  );
   const summary =
     deviating.size === 0
       ? `Every source is within ${maxDeviationPct}% of the others on every coin.`
-      : `Deviating beyond ${maxDeviationPct}%: ${[...deviating].map(([name, coins]) => `${terminalSafe(name)} on ${coins} ${coins === 1 ? 'coin' : 'coins'}`).join(', ')}. With two sources, both are flagged: a third tells which is off.`;
+      : `Deviating beyond ${maxDeviationPct}%: ${[...deviating].map(([name, coins]) => `${terminalSafe(name)} on ${coins} ${coins === 1 ? 'coin' : 'coins'}`).join(', ')}.${pairFlagged ? ' Two sources that disagree are both flagged: a third tells which is off.' : ''}`;
   return [
     `Coins quoted by two or more sources that answered, asks before markup (a source further than ${maxDeviationPct}% from the others is flagged):`,
     '',

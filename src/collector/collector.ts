@@ -4,11 +4,12 @@ import { wholeToman } from '../domain/pricing.ts';
 import type { Snapshot, SnapshotDraft } from '../domain/rates.ts';
 import type { ConnectionState, FeedListener, Quote, QuoteCurrency, SourceName } from '../feeds/types.ts';
 import type { Logger } from '../logger.ts';
-import type { SourcesSetup } from '../sources/sources-setup.ts';
+import { defaultMaxDeviationPct, type SourcesSetup } from '../sources/sources-setup.ts';
 import type { CollectorStatus, CommitOutcome } from '../store/collector-status.ts';
 import type { CollectorStatusStore, SnapshotStore } from '../store/types.ts';
 import { CoinRouting } from './coin-routing.ts';
 import { CommitSchedule } from './commit-schedule.ts';
+import { DeviationWatch, type SourceDeviation } from './deviation-watch.ts';
 import { logRouteMoves } from './failover-log.ts';
 import { PriceGuard } from './price-guard.ts';
 import type { RouteMove } from './route.ts';
@@ -103,6 +104,7 @@ export class Collector implements FeedListener {
   readonly #staleMs: number;
   readonly #snapshots: SnapshotBuilder;
   readonly #health: SourceHealthRegistry;
+  readonly #deviations: DeviationWatch;
   readonly #schedule: CommitSchedule;
   readonly #commitListeners = new Set<CommitListener>();
   readonly #failureListeners = new Set<CommitFailureListener>();
@@ -141,6 +143,11 @@ export class Collector implements FeedListener {
       staleMs: options.sourceStaleMs ?? 60_000,
       logger: this.#logger,
     });
+    this.#deviations = new DeviationWatch({
+      maxDeviationPct: options.sources.maxDeviationPct ?? defaultMaxDeviationPct,
+      staleMs: this.#staleMs,
+      logger: this.#logger,
+    });
     this.#schedule = new CommitSchedule({
       timers: this.#timers,
       clock: this.#clock,
@@ -177,6 +184,7 @@ export class Collector implements FeedListener {
     const now = this.#clock();
     series.change = quote.changePct;
     this.#health.heard(quote.source, now);
+    this.#deviations.observe(quote.source, quote.symbol, quote.currency, ask, now);
     if (series.heard(now, this.#staleMs)) this.#firstQuote(series);
   }
 
@@ -381,6 +389,16 @@ export class Collector implements FeedListener {
 
   rejectedCounts(): RejectedCounts {
     return this.#health.rejectedCounts();
+  }
+
+  /** How far each source is from the others on each coin two or more sources quote. */
+  deviations(): SourceDeviation[] {
+    return this.#deviations.deviations();
+  }
+
+  /** Accepted quotes of each source that deviated from the other sources when they came. */
+  deviatingQuotes(): Record<SourceName, number> {
+    return this.#deviations.deviatingQuotes();
   }
 
   /** Writes the health report to the store (other instances serve it); logs new rejections. */

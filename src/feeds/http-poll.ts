@@ -12,6 +12,11 @@
  *   'refused' at once, so coins it serves fail over without waiting to go stale. Three 5xx or
  *   unreadable bodies in a row count as a refusal too. The loop keeps trying, backing off, and
  *   the state returns to 'open' with the next good body.
+ * - A kind may name fallback requests (Wallex's order books, docs/sources.md, "Wallex"): when a
+ *   request fails without refusing us (no answer in time, a network error, 404, 5xx), the poller
+ *   reads the fallbacks instead, one request every `minPollMs` at the least, in turn, and tries the
+ *   first requests again after `fallbackMs`. A refusal or a rate limit never switches: asking
+ *   another endpoint of the same exchange would not be honouring it.
  * - Nothing thrown escapes the poll timer; a listener that throws is logged by `guardedListener`.
  */
 import type { Logger } from '../logger.ts';
@@ -36,16 +41,30 @@ export interface RateLimitReading {
   bodyBackOffMs?: (text: string) => number | null;
 }
 
+/** What a poller reads while its requests fail, and how long before it tries them again. */
+export interface PollFallback {
+  /** Read one at a time, in turn. */
+  requests: readonly PollRequest[];
+  /** What they read, for the state detail: `the order books`. */
+  label: string;
+  /** Default 300 000 (5 min). */
+  retryPrimaryAfterMs?: number;
+}
+
+/** A request that went wrong: how to report it, and whether the fallbacks may stand in. */
+interface Failure {
+  /** Reports the failure; the delay before the next round. */
+  settle(): number;
+  /** A slow or missing endpoint (not a refusal, not a rate limit). */
+  canFallBack: boolean;
+  why: string;
+}
+
 export interface HttpPollOptions extends RateLimitReading {
   /** The configured source name: quotes, rejections and states are reported under it. */
   source: SourceName;
   /** Made one after the other, in this order, every round. */
   requests: readonly PollRequest[];
-  /**
-   * Spread the requests over the round: one request every `pollMs / requests.length`, in turn,
-   * instead of all of them back to back (one URL per market, docs/sources.md#the-json-http-mapping).
-   */
-  spread?: boolean;
   /** Round interval; raised to `minPollMs × requests.length` when lower. */
   pollMs: number;
   /** Floor of the interval per request (the exchange's rate limit). */
@@ -56,6 +75,13 @@ export interface HttpPollOptions extends RateLimitReading {
   backoffMaxMs: number;
   /** Sent with every request, e.g. an API key header already resolved from the environment. */
   headers?: Readonly<Record<string, string>>;
+  /**
+   * Spread the requests over the round: one request every `pollMs / requests.length`, in turn,
+   * instead of all of them back to back (one URL per market, docs/sources.md#the-json-http-mapping).
+   */
+  spread?: boolean;
+  /** Read instead of `requests` while they fail. */
+  fallback?: PollFallback;
   listener: FeedListener;
   logger: Logger;
 }
@@ -77,13 +103,18 @@ export class HttpPoller {
   #timer: NodeJS.Timeout | undefined;
   #inFlight: Promise<void> | null = null;
   #attempt = 0;
-  /** With `spread`: the request whose turn is next. */
-  #turn = 0;
   /** 5xx answers and unreadable bodies since the last good body. */
   #failuresInARow = 0;
   #state: ConnectionState | null = null;
   #started = false;
   #stopped = false;
+  /** Epoch ms until which rounds read the fallbacks; 0: the requests themselves. */
+  #fallbackUntil = 0;
+  /** Why the fallbacks are being read. */
+  #fallbackWhy = '';
+  #fallbackNext = 0;
+  /** With `spread`: the request whose turn is next. */
+  #turn = 0;
   #stopping: Promise<void> | null = null;
 
   constructor(options: HttpPollOptions) {
@@ -121,11 +152,25 @@ export class HttpPoller {
   }
 
   #pollingDetail(): string {
+    const fallback = this.#options.fallback;
+    if (fallback && this.#onFallback()) {
+      return `polling ${this.#host}, ${fallback.label} one every ${this.#fallbackPollMs()} ms (${this.#fallbackWhy})`;
+    }
     const { requests, spread } = this.#options;
     if (spread) {
       return `polling ${this.#host}: ${requests.length} documents, one every ${Math.round(this.#pollMs / requests.length)} ms`;
     }
     return `polling ${this.#host} every ${this.#pollMs} ms`;
+  }
+
+  #onFallback(): boolean {
+    return this.#fallbackUntil > 0;
+  }
+
+  /** One fallback request per this long: each is read once per round interval, never faster than the floor. */
+  #fallbackPollMs(): number {
+    const count = this.#options.fallback?.requests.length ?? 1;
+    return Math.max(this.#options.minPollMs, Math.floor(this.#pollMs / count));
   }
 
   #schedule(delayMs: number): void {
@@ -140,13 +185,20 @@ export class HttpPoller {
     const { requests, spread } = this.#options;
     let next = spread ? this.#pollMs / requests.length : this.#pollMs;
     try {
-      const round = spread ? [requests[this.#turn++ % requests.length] as PollRequest] : requests;
-      for (const request of round) {
-        const delay = await this.#pollOnce(request);
-        if (delay !== null) {
-          next = delay;
+      if (this.#onFallback() && Date.now() < this.#fallbackUntil) {
+        next = await this.#fallbackRound();
+      } else {
+        let answered = true;
+        const round = spread ? [requests[this.#turn++ % requests.length] as PollRequest] : requests;
+        for (const request of round) {
+          const failure = await this.#pollOnce(request);
+          if (failure === null) continue;
+          answered = false;
+          next =
+            failure.canFallBack && this.#options.fallback ? await this.#fallBack(failure) : failure.settle();
           break;
         }
+        if (answered && this.#onFallback()) this.#backFromFallback();
       }
     } catch (error) {
       this.#options.logger.error(
@@ -158,8 +210,46 @@ export class HttpPoller {
     if (!this.#stopped) this.#schedule(next);
   }
 
-  /** One request: null when it went well, else the delay before the next round. */
-  async #pollOnce(request: PollRequest): Promise<number | null> {
+  /** The requests failed: read the fallbacks until `retryPrimaryAfterMs` has passed. */
+  async #fallBack(failure: Failure): Promise<number> {
+    const fallback = this.#options.fallback as PollFallback;
+    const first = !this.#onFallback();
+    this.#fallbackUntil = Date.now() + (fallback.retryPrimaryAfterMs ?? 300_000);
+    this.#fallbackWhy = failure.why;
+    if (first) {
+      this.#options.logger.warn(
+        { source: this.#options.source, why: failure.why },
+        `${this.#options.source}: reading ${fallback.label} instead (${failure.why})`,
+      );
+      // The detail changes while the state may stay 'open': report it once more.
+      this.#state = null;
+    }
+    return this.#fallbackRound();
+  }
+
+  /** One fallback request, the next in turn. */
+  async #fallbackRound(): Promise<number> {
+    const requests = this.#options.fallback?.requests ?? [];
+    const request = requests[this.#fallbackNext % requests.length] as PollRequest;
+    this.#fallbackNext += 1;
+    const failure = await this.#pollOnce(request);
+    return failure === null ? this.#fallbackPollMs() : failure.settle();
+  }
+
+  /** The requests answered again: the fallbacks are no longer read. */
+  #backFromFallback(): void {
+    this.#fallbackUntil = 0;
+    this.#fallbackWhy = '';
+    this.#options.logger.info(
+      { source: this.#options.source },
+      `${this.#options.source}: its requests answer again; no longer reading ${this.#options.fallback?.label}`,
+    );
+    this.#state = null;
+    this.#report('open', this.#pollingDetail());
+  }
+
+  /** One request: null when it went well, else what went wrong. */
+  async #pollOnce(request: PollRequest): Promise<Failure | null> {
     const { timeoutMs, headers } = this.#options;
     let response: Response;
     let text: string;
@@ -174,27 +264,33 @@ export class HttpPoller {
       });
       text = await response.text();
     } catch (error) {
-      if (this.#stopped) return this.#pollMs;
+      if (this.#stopped) return { settle: () => this.#pollMs, canFallBack: false, why: 'stopped' };
       const timedOut = error instanceof Error && error.name === 'TimeoutError';
       const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
-      return this.#failed(
-        'backoff',
-        timedOut
-          ? `no answer within ${timeoutMs} ms`
-          : `request failed (${error instanceof Error ? error.message : String(error)}${cause})`,
-      );
+      const why = timedOut
+        ? `no answer within ${timeoutMs} ms`
+        : `request failed (${error instanceof Error ? error.message : String(error)}${cause})`;
+      return this.#failure(() => this.#failed('backoff', why), true, why);
     }
     const receivedAt = Date.now();
     const { status } = response;
-    if (status === 429 || status === 418) return this.#rateLimited(status, response.headers, text);
-    if (isRefusal(status)) return this.#failed('refused', httpErrorDetail(status, text));
-    if (status === 404 && this.#options.spread) {
-      // One URL per market: a market the exchange does not list is missing, the source is not down.
+    if (status === 429 || status === 418) {
+      return this.#failure(() => this.#rateLimited(status, response.headers, text), false, `HTTP ${status}`);
+    }
+    if (isRefusal(status)) {
+      const why = httpErrorDetail(status, text);
+      return this.#failure(() => this.#failed('refused', why), false, why);
+    }
+    if ((status === 404 || status === 400) && this.#options.spread) {
+      // One URL per market: a market the exchange does not list (404, or Tabdeal's 400 "Invalid
+      // symbol.") is that market missing, the source is not down.
       this.#reject('market-missing');
       return null;
     }
-    if (status >= 500) return this.#failedInARow(`HTTP ${status}`);
-    if (!response.ok) return this.#failed('backoff', `HTTP ${status}`);
+    if (status >= 500)
+      return this.#failure(() => this.#failedInARow(`HTTP ${status}`), true, `HTTP ${status}`);
+    if (!response.ok)
+      return this.#failure(() => this.#failed('backoff', `HTTP ${status}`), true, `HTTP ${status}`);
     const result = request.parse(text, receivedAt);
     if (result.kind === 'unreadable') {
       this.#reject(result.reason);
@@ -203,7 +299,8 @@ export class HttpPoller {
         this.#failuresInARow += 1;
         return null;
       }
-      return this.#failedInARow(`unreadable body (${result.reason})`);
+      const why = `unreadable body (${result.reason})`;
+      return this.#failure(() => this.#failedInARow(why), true, why);
     }
     this.#attempt = 0;
     this.#failuresInARow = 0;
@@ -211,6 +308,10 @@ export class HttpPoller {
     for (const reason of result.rejected) this.#reject(reason);
     for (const quote of result.quotes) this.#listener.quote({ ...quote, source: this.#options.source });
     return null;
+  }
+
+  #failure(settle: () => number, canFallBack: boolean, why: string): Failure {
+    return { settle, canFallBack, why };
   }
 
   /**

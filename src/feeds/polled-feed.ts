@@ -4,7 +4,7 @@
  * which requests a round makes and how each body becomes quotes.
  */
 import type { Logger } from '../logger.ts';
-import { HttpPoller, type PollRequest, type RateLimitReading } from './http-poll.ts';
+import { HttpPoller, type PollFallback, type PollRequest, type RateLimitReading } from './http-poll.ts';
 import type { Feed, FeedListener, MarketRequest } from './types.ts';
 
 export interface PolledFeedOptions {
@@ -47,10 +47,11 @@ export class PolledFeed implements Feed {
     defaultMinPollMs: number,
     /**
      * What the kind's exchange asks of clients beyond HTTP (its User-Agent, its rate-limit body),
-     * and `spread`: the requests take turns, one every `pollMs / requests.length`, instead of
-     * running back to back each round (one URL per market: the exchange sees an even rate).
+     * `spread`: the requests take turns, one every `pollMs / requests.length`, instead of
+     * running back to back each round (one URL per market: the exchange sees an even rate), and
+     * `fallback`: what to read while the requests fail.
      */
-    { spread = false, ...reading }: RateLimitReading & { spread?: boolean } = {},
+    { spread = false, ...reading }: RateLimitReading & { spread?: boolean; fallback?: PollFallback } = {},
   ) {
     this.source = options.name;
     this.#poller = new HttpPoller({

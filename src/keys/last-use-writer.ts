@@ -17,7 +17,8 @@ interface DayCount {
 /**
  * A key's last use and its limit decisions per UTC day as known in memory: a field write or an
  * increment per request (where a map of pending uses cost a map insertion and a lookup), handed
- * to the store by the writer below (docs/operations.md#usage-per-key).
+ * to the store by the writer below (docs/operations.md#usage-per-key,
+ * docs/decisions/0039-usage-counted-on-the-cached-key.md).
  */
 export class KeyUse {
   /** Epoch ms of the last authenticated request. */
@@ -122,6 +123,8 @@ export class LastUseWriter {
   /** Key id → what keys that left the live ones held, and what a failed write left to write. */
   #pending = new Map<string, Pending>();
   #timer: NodeJS.Timeout | undefined;
+  /** The last flush asked for (it runs after the ones before it). */
+  #flushing: Promise<void> | undefined;
 
   constructor(options: LastUseWriterOptions) {
     this.#store = options.store;
@@ -162,7 +165,15 @@ export class LastUseWriter {
    * and a batch of every key at once would stall every request in flight
    * (docs/decisions/0037-background-work-in-small-steps.md).
    */
-  async flush(): Promise<void> {
+  flush(): Promise<void> {
+    // One flush at a time: a flush asked for while another writes runs after it, so `close` (whose
+    // caller closes the store next) returns only once every batch taken so far is written.
+    const flushed = (this.#flushing ?? Promise.resolve()).then(() => this.#flushNow());
+    this.#flushing = flushed;
+    return flushed;
+  }
+
+  async #flushNow(): Promise<void> {
     const batch = this.#pending;
     this.#pending = new Map();
     const retired = this.#retired;

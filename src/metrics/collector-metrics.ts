@@ -97,6 +97,33 @@ export class CollectorMetrics {
         }
       },
     });
+    new Gauge({
+      name: 'nerkh_source_deviation_ratio',
+      help: 'Each source’s ask on a coin two or more sources quote, relative to the others (the median of all, or the other one): ask ÷ reference − 1. 0 in line; −0.9 a tenth (a toman price read as rial).',
+      labelNames: ['symbol', 'currency', 'source'],
+      registers,
+      collect() {
+        this.reset();
+        for (const deviation of metrics.#collector?.deviations() ?? []) {
+          this.set(
+            { symbol: deviation.symbol, currency: deviation.currency, source: deviation.source },
+            deviation.ratio,
+          );
+        }
+      },
+    });
+    new Counter({
+      name: 'nerkh_source_deviating_quotes_total',
+      help: 'Accepted quotes of each source that were further from the other sources quoting the same coin than the allowed deviation (deviation.max_pct, default 5 %).',
+      labelNames: ['source'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [source, count] of Object.entries(metrics.#collector?.deviatingQuotes() ?? {})) {
+          this.inc({ source }, count);
+        }
+      },
+    });
     new Counter({
       name: 'nerkh_source_rejected_ticks_total',
       help: 'Ticks of each source rejected as bad since the collector started, by reason.',

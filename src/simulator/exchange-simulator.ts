@@ -43,7 +43,7 @@ import {
 import { type NobitexCondition, type NobitexEndpoint, nobitex } from './nobitex.ts';
 import { PANEL_PATH, panel } from './panel.ts';
 import { formatPrice, type ListedCoin, quoteIn, tetherInToman } from './quoted-markets.ts';
-import { wallex } from './wallex.ts';
+import { type WallexEndpoints, type WallexMarketsCondition, wallex } from './wallex.ts';
 
 export interface SimulatorOptions {
   /** Every entry with a pair gets a random-walk price. */
@@ -86,6 +86,7 @@ export class ExchangeSimulator {
   private readonly http: HttpEndpoints;
   private readonly endpoints: ReadonlyMap<string, HttpEndpoint>;
   private readonly nobitex: NobitexEndpoint;
+  private readonly wallex: WallexEndpoints;
   private autoTickTimer: NodeJS.Timeout | undefined;
 
   static async start(options: SimulatorOptions): Promise<ExchangeSimulator> {
@@ -122,11 +123,13 @@ export class ExchangeSimulator {
     });
     this.http = new HttpEndpoints(this.faults, retryAfterSeconds);
     this.nobitex = nobitex(this.coins, this.tether);
+    this.wallex = wallex(this.coins, this.tether, tetherNameFa);
     this.endpoints = new Map(
       [
         binanceRest(this.markets),
         this.nobitex,
-        wallex(this.coins, this.tether, tetherNameFa),
+        this.wallex.markets,
+        this.wallex.depth,
         panel(this.coins, this.tether),
         ramzinex(this.coins, this.tether),
         bitpin(this.coins, this.tether),
@@ -172,7 +175,7 @@ export class ExchangeSimulator {
     return `http://${this.origin}`;
   }
 
-  /** Wallex base: `/v1/markets`. */
+  /** Wallex base: `/v1/markets`, `/v1/depth?symbol=…`. */
   get wallexBaseUrl(): string {
     return `http://${this.origin}`;
   }
@@ -235,6 +238,14 @@ export class ExchangeSimulator {
    */
   setNobitexCondition(condition: NobitexCondition, markets?: readonly string[]): void {
     this.nobitex.setCondition(condition, markets);
+  }
+
+  /**
+   * How Wallex's `/v1/markets` answers: `slow` (after `delayMs`), `gone` (404), `normal`; its
+   * order books, `/v1/depth`, answer as ever.
+   */
+  setWallexMarkets(condition: WallexMarketsCondition): void {
+    this.wallex.setMarketsCondition(condition);
   }
 
   /** Sets the Nobitex bestSell (a whole number of rial, as a string). */

@@ -11,6 +11,8 @@ export interface UpstreamAnswer {
   status: number;
   body: string;
   headers?: Record<string, string>;
+  /** Sent this long after the request, as a slow upstream does. */
+  delayMs?: number;
 }
 
 export interface HttpEndpoint {
@@ -89,8 +91,17 @@ export class HttpEndpoints {
       case 'geo-block':
         sendJson(res, endpoint.geoBlocked());
         return;
-      default:
-        sendJson(res, answer());
+      default: {
+        const now = answer();
+        if (now.delayMs === undefined) {
+          sendJson(res, now);
+          return;
+        }
+        const timer = setTimeout(() => {
+          if (!res.destroyed) sendJson(res, now);
+        }, now.delayMs);
+        res.once('close', () => clearTimeout(timer));
+      }
     }
   }
 

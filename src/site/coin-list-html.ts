@@ -16,8 +16,9 @@ import { escapeHtml, escapeHtmlWithLanguages } from './markdown.ts';
 
 /**
  * Part of the page's one stylesheet: the filter in a row, the row an anchor points at highlighted.
- * Cells do not wrap: with the whole catalog, a row a line high keeps the list's layout small on a
- * phone, and the table scrolls sideways in its region instead.
+ * On a phone, cells do not wrap but for the long time at the end: with the whole catalog, rows a
+ * line or two high keep the list's layout small, and the table scrolls sideways in its region. On
+ * a wide screen the list takes more of it, so its seven columns fit.
  */
 export const coinListStylesheet = `
 .visually-hidden{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
@@ -26,7 +27,9 @@ export const coinListStylesheet = `
 .coin-table th{position:relative}
 .coin-table th a{white-space:nowrap}
 .coin-table td,.coin-table th{vertical-align:middle}
-.coin-table td{white-space:nowrap}
+@media (max-width:40rem){.coin-table td{white-space:nowrap}.coin-table td:last-child{white-space:normal}}
+.coin-table td:last-child{overflow-wrap:normal}
+@media (min-width:60rem){main:has(.coin-table){max-width:64rem}}
 .coin-table tbody th{background:none}
 .coin-table tr:target{background:var(--soft);outline:2px solid var(--focus);outline-offset:-2px}
 .coin-table tr{scroll-margin-top:1rem}

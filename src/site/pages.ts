@@ -314,7 +314,7 @@ export class SitePages {
                   escapeHtml(words.toman(row.sell_irt)),
                   escapeHtml(words.change(row.change_24h)),
                   trendOf(row.symbol).html,
-                  escapeHtml(words.rateTime(row.as_of)),
+                  escapeHtml(unbrokenParts(words.rateTime(row.as_of))),
                 ],
               })),
             }));
@@ -386,13 +386,15 @@ export class SitePages {
 
   /**
    * The list's name cell: the name a reader of this language knows, one per row to keep the full
-   * list light (the coin page shows both); the Persian name is marked right-to-left.
+   * list light (the coin page shows both); a Persian name on an English page is marked
+   * right-to-left, on a Persian page it is in the page's own language already.
    */
   #nameHtml(row: { symbol: string; name_fa: string }): string {
     const { english, persian } = this.#shownName(row);
-    return english === undefined
-      ? `<span lang="fa" dir="rtl">${escapeHtml(persian)}</span>`
-      : escapeHtml(english);
+    if (english !== undefined) return escapeHtml(english);
+    return this.language === 'fa'
+      ? escapeHtml(persian)
+      : `<span lang="fa" dir="rtl">${escapeHtml(persian)}</span>`;
   }
 
   coinNotFound(symbol: string): Page {
@@ -507,4 +509,12 @@ function errorSection(code: ErrorCode, words: SiteWords, publicUrl: string): str
 /** A value placed between the quotes of a JSON string in a code block. */
 function jsonStringContent(text: string): string {
   return JSON.stringify(text).slice(1, -1);
+}
+
+/**
+ * A time for a narrow table cell: no-break spaces inside its parts, so it wraps only between the
+ * UTC and the Tehran time (`… UTC` / `(… Tehran)`) or after the Persian date's comma, never inside a date.
+ */
+function unbrokenParts(time: string): string {
+  return time.replace(/(?<!،) (?!\()/g, '\u00A0');
 }

@@ -140,6 +140,42 @@ describe('JsonHttpFeed', () => {
     expect(listener.states[0]?.detail).toBe(`polling 127.0.0.1:${port}: 2 documents, one every 100 ms`);
   });
 
+  it('takes a market the exchange does not list (404 or 400) as that market missing, not the source down', async () => {
+    const server = http.createServer((req, res) => {
+      const listed = req.url?.includes('BTC');
+      res.writeHead(listed ? 200 : req.url?.includes('NOPE') ? 404 : 400, {
+        'content-type': 'application/json',
+      });
+      res.end(
+        listed ? JSON.stringify({ asks: [['10234320000', '1']] }) : '{"code":-1121,"msg":"Invalid symbol."}',
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const { port } = server.address() as AddressInfo;
+    const listener = new RecordingListener();
+    const feed = new JsonHttpFeed({
+      name: 'book',
+      url: `http://127.0.0.1:${port}/depth?symbol={symbol}{quote}`,
+      markets: [
+        { symbol: 'BTC', currency: 'toman', market: 'BTC' },
+        { symbol: 'NOPE', currency: 'toman', market: 'NOPE' },
+        { symbol: 'GONE', currency: 'toman', market: 'GONE' },
+      ],
+      mapping: { ask: 'asks.0.0', pair: { suffixes: { IRT: 'toman' } } },
+      listener,
+      logger: silentLogger,
+      pollMs: 10,
+      minPollMs: 10,
+    });
+    onTestFinished(() => feed.stop());
+    feed.start();
+    await waitFor(() => listener.quotes.length >= 2, 2_000, 'BTC twice');
+    expect(listener.rejections.map((r) => r.reason)).toContain('market-missing');
+    expect(listener.states.map((s) => s.state)).not.toContain('backoff');
+    expect(listener.lastState()).toBe('open');
+  });
+
   it('refuses a mapping that does not say the currency', () => {
     expect(
       () =>

@@ -91,6 +91,26 @@ describe('LastUseWriter', () => {
     expect(store.batches.at(-1)).toEqual(new Map([['k', '2025-01-01T00:00:01.000Z']]));
   });
 
+  it('closes only once a flush under way has written every batch it took', async () => {
+    const written: string[] = [];
+    const keys = [new KeyUse('a'), new KeyUse('b')];
+    for (const key of keys) key.used(at('2025-01-01T00:00:00Z'));
+    const writer = new LastUseWriter({
+      store: {
+        async recordApiKeyUse(lastUsed) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          written.push(...lastUsed.keys());
+        },
+      },
+      logger: createLogger('silent'),
+      liveKeys: () => keys,
+      flushChunk: 1,
+    });
+    void writer.flush();
+    await writer.close();
+    expect(written).toEqual(['a', 'b']);
+  });
+
   it('logs a failed write and goes on with the next', async () => {
     const logs = new LogCapture();
     const key = new KeyUse('k');

@@ -144,3 +144,25 @@ describe('CollectorMetrics', () => {
     expect(await scraped(registry, 'nerkh_source_state{source="nobitex",state="down"}')).toBeUndefined();
   });
 });
+
+describe('CollectorMetrics: sources that deviate', () => {
+  it('shows each source’s distance from the other on a coin both quote, and counts its deviating quotes', async () => {
+    const { registry, quote } = setup();
+    quote('binance', 'BTC', 'usdt', 64_000);
+    quote('nobitex', 'BTC', 'usdt', 64_064);
+    const btc = (source: string) =>
+      `nerkh_source_deviation_ratio{symbol="BTC",currency="usdt",source="${source}"}`;
+    expect(await scraped(registry, btc('binance'))).toBeCloseTo(-0.000999, 5);
+    expect(await scraped(registry, btc('nobitex'))).toBeCloseTo(0.001, 5);
+    expect(await scraped(registry, 'nerkh_source_deviating_quotes_total{source="nobitex"}')).toBeUndefined();
+    // ETH from Nobitex is read ten times too high from its first quote on (a jump later would be
+    // held back by the price guard first): deviating on each of its quotes.
+    quote('binance', 'ETH', 'usdt', 3100);
+    quote('nobitex', 'ETH', 'usdt', 31_000);
+    quote('nobitex', 'ETH', 'usdt', 31_010);
+    const eth = `nerkh_source_deviation_ratio{symbol="ETH",currency="usdt",source="nobitex"}`;
+    expect(await scraped(registry, eth)).toBeCloseTo(9.0032, 3);
+    expect(await scraped(registry, 'nerkh_source_deviating_quotes_total{source="nobitex"}')).toBe(2);
+    expect(await scraped(registry, 'nerkh_source_deviating_quotes_total{source="binance"}')).toBeUndefined();
+  });
+});

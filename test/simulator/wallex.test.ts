@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { MarketRequest } from '../../src/feeds/types.ts';
+import { parseWallexDepth } from '../../src/feeds/wallex-depth.ts';
+import { fixture } from '../support/fixtures.ts';
 import { startSimulator } from '../support/simulator.ts';
 
 interface WallexBody {
@@ -77,5 +80,38 @@ describe('Wallex markets', () => {
       message: 'Unavailable For Legal Reasons',
       success: false,
     });
+  });
+});
+
+describe('Wallex order books and a slow or missing /v1/markets', () => {
+  it("answers /v1/depth in the documented envelope and entry shape, the lowest ask the market's, read by the adapter's parser", async () => {
+    const sim = await startSimulator();
+    const text = await (await fetch(`${sim.wallexBaseUrl}/v1/depth?symbol=BTCTMN`)).text();
+    const body = JSON.parse(text) as { result: { ask: Record<string, unknown>[]; bid: unknown[] } };
+    const documented = JSON.parse(fixture('wallex/depth-usdcusdt.json')) as Record<string, unknown>;
+    expect(Object.keys(body).sort()).toEqual(Object.keys(documented).sort());
+    expect(Object.keys(body.result).sort()).toEqual(['ask', 'bid']);
+    for (const entry of body.result.ask)
+      expect(Object.keys(entry).sort()).toEqual(['price', 'quantity', 'sum']);
+    const btc: MarketRequest = { symbol: 'BTC', currency: 'toman', market: 'BTCTMN' };
+    expect(parseWallexDepth(text, btc, 1)).toMatchObject({
+      quotes: [{ ask: Number(sim.tomanAskOf('BTC')) }],
+      rejected: [],
+    });
+    expect((await fetch(`${sim.wallexBaseUrl}/v1/depth?symbol=NOPETMN`)).status).toBe(422);
+  });
+
+  it('makes /v1/markets slow or gone while the books answer', async () => {
+    const sim = await startSimulator();
+    sim.setWallexMarkets({ kind: 'gone' });
+    expect((await fetch(`${sim.wallexBaseUrl}/v1/markets`)).status).toBe(404);
+    expect((await fetch(`${sim.wallexBaseUrl}/v1/depth?symbol=USDTTMN`)).status).toBe(200);
+    sim.setWallexMarkets({ kind: 'slow', delayMs: 300 });
+    const started = Date.now();
+    expect((await fetch(`${sim.wallexBaseUrl}/v1/markets`)).status).toBe(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    expect(() => sim.setWallexMarkets({ kind: 'slow', delayMs: 0 })).toThrow(
+      'delayMs must be a positive integer',
+    );
   });
 });

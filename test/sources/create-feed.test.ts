@@ -44,4 +44,38 @@ describe('createFeed', () => {
       onlySource('{ name: only, kind: nobitex, url: "https://apiv2.nobitex.ir", bot_name: "a/b" }'),
     ).toThrow(SourcesFileError);
   });
+
+  it("waits timeout_seconds for Wallex's /v1/markets, then reads the order books", async () => {
+    const book = JSON.stringify({
+      result: { ask: [{ price: '105400', quantity: '12.5', sum: '1317500' }], bid: [] },
+      message: 'ok',
+      success: true,
+    });
+    const server = await startAnswerServer((_index, url) =>
+      url.startsWith('/v1/markets')
+        ? { status: 200, body: '{"success":true,"result":{"symbols":{}}}', delayMs: 1_500 }
+        : { status: 200, body: book },
+    );
+    const listener = new RecordingListener();
+    const feed = createFeed(
+      onlySource(`{ name: only, kind: wallex, url: "${server.url}", timeout_seconds: 1 }`),
+      [{ symbol: 'USDT', currency: 'toman', market: 'USDTTMN' }],
+      { listener, logger: silentLogger, tuning: { pollMs: 50, minPollMs: 50 } },
+    );
+    onTestFinished(() => feed.stop());
+    feed.start();
+    await waitFor(() => listener.quotes.length > 0, 3_000, 'a quote from the book');
+    expect(server.seen.map((request) => request.url)).toEqual(['/v1/markets', '/v1/depth?symbol=USDTTMN']);
+    const waited = (server.seen[1]?.at as number) - (server.seen[0]?.at as number);
+    expect(waited).toBeGreaterThanOrEqual(950);
+    expect(waited).toBeLessThan(1_400);
+    expect(listener.quotes[0]).toMatchObject({ symbol: 'USDT', currency: 'toman', ask: 105_400 });
+    expect(listener.states.at(-1)?.detail).toMatch(/\(no answer within 1000 ms\)$/);
+  });
+
+  it('refuses a Wallex timeout_seconds outside 1–120', () => {
+    expect(() =>
+      onlySource('{ name: only, kind: wallex, url: "https://api.wallex.ir", timeout_seconds: 0 }'),
+    ).toThrow(SourcesFileError);
+  });
 });

@@ -6,7 +6,6 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { loadCatalog } from '../../src/collector/catalog-file.ts';
 import { trySources } from '../../src/collector/try-sources.ts';
 import { loadConfig } from '../../src/config.ts';
-import { parseCatalog } from '../../src/domain/catalog.ts';
 import { createLogger } from '../../src/logger.ts';
 import { projectRoot } from '../../src/project-root.ts';
 import { ExchangeSimulator } from '../../src/simulator/exchange-simulator.ts';
@@ -38,14 +37,14 @@ async function fixtureServer(bodies: Record<string, string>): Promise<string> {
 let sim: ExchangeSimulator;
 beforeAll(async () => {
   sim = await ExchangeSimulator.start({
-    catalog: parseCatalog([{ symbol: 'USDT', name_fa: 'تتر', pair: null }]),
+    catalog: loadCatalog().filter((entry) => entry.symbol === 'USDT'),
     seed: 3,
     autoTick: false,
   });
   // Tether's toman price, usdt_irt: 1 052 990 rial is 105 299 toman.
   sim.setUsdtBestSellRial('1052990');
 });
-afterAll(() => sim.stop());
+afterAll(() => sim?.stop());
 
 /** The preset as shipped, its exchange at `exchangeUrl` and Nobitex at the simulator, tried once. */
 async function tryPreset(preset: string, realBase: string, exchangeUrl: string) {
