@@ -3,7 +3,7 @@
  * stream (`binance-stream.ts`), Binance REST (`binance-rest.ts`), Nobitex (`nobitex.ts`), Wallex
  * (`wallex.ts`), a made-up exchange's JSON document for the json-http kind (`panel.ts`), Ramzinex,
  * Bitpin and Tabdeal as the json-http presets read them (`iran-exchanges.ts`) and the
- * fault control surface (`fault-control.ts`), over one simulated market (`market.ts`): every
+ * control surfaces (`fault-control.ts`, `condition-control.ts`), over one simulated market (`market.ts`): every
  * exchange quotes the same coins, toman = usdt × tether's toman ask and rial = toman × 10
  * (`quoted-markets.ts`), so tests can predict what nerkh publishes from any of them.
  * It exists so tests, the demo and operators' drills exercise the real adapters over real sockets.
@@ -16,6 +16,7 @@ import type { Logger } from '../logger.ts';
 import { urlHost } from '../net/url-host.ts';
 import { binanceRest } from './binance-rest.ts';
 import { BinanceStream, type ConnectionEvent } from './binance-stream.ts';
+import { CONDITION_CONTROL_PATH, serveConditionControl } from './condition-control.ts';
 import { FAULT_CONTROL_PATH, serveFaultControl } from './fault-control.ts';
 import {
   type FaultState,
@@ -319,6 +320,10 @@ export class ExchangeSimulator {
     const url = new URL(req.url ?? '/', 'http://simulator');
     if (url.pathname === FAULT_CONTROL_PATH) {
       serveFaultControl(req, res, this.faults);
+      return;
+    }
+    if (url.pathname === CONDITION_CONTROL_PATH) {
+      serveConditionControl(req, res, this);
       return;
     }
     const endpoint =

@@ -28,7 +28,9 @@ async function script(path: string, args: string[]): Promise<Ran> {
 
 const stackLine = /\n\s+at /;
 
-describe('the repository scripts read their command line as commands do', () => {
+// Each test starts one or two scripts through tsx, which compiles and loads their modules first:
+// seconds on an idle machine, far more under load.
+describe('the repository scripts read their command line as commands do', { timeout: 60_000 }, () => {
   it.each([
     ['bench/http.ts', 'npm run bench'],
     ['bench/collector.ts', 'npm run bench:collector'],
