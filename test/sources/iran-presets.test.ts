@@ -48,11 +48,18 @@ afterAll(() => sim?.stop());
 
 /** The preset as shipped, its exchange at `exchangeUrl` and Nobitex at the simulator, tried once. */
 async function tryPreset(preset: string, realBase: string, exchangeUrl: string) {
+  const text = readFileSync(join(projectRoot, 'sources', `${preset}.yaml`), 'utf8').replaceAll(
+    realBase,
+    exchangeUrl,
+  );
+  return trySetup(text, `${preset}.yaml`);
+}
+
+/** A sources file, Nobitex at the simulator, tried once. */
+async function trySetup(yaml: string, name: string) {
   const catalog = loadCatalog();
-  const text = readFileSync(join(projectRoot, 'sources', `${preset}.yaml`), 'utf8')
-    .replaceAll(realBase, exchangeUrl)
-    .replaceAll('https://apiv2.nobitex.ir', sim.nobitexBaseUrl);
-  const setup = parseSources(text, `${preset}.yaml`, { catalog, env: {} });
+  const text = yaml.replaceAll('https://apiv2.nobitex.ir', sim.nobitexBaseUrl);
+  const setup = parseSources(text, name, { catalog, env: {} });
   const result = await trySources({
     config: loadConfig({}),
     catalog,
@@ -116,5 +123,33 @@ describe('sources/tabdeal.yaml on the depth Tabdeal documents', () => {
     const { result, row } = await tryPreset('tabdeal', 'https://api1.tabdeal.org', base);
     expect(result.servedBy.get('BTC')).toBe('tabdeal');
     expect(row('BTC')).toMatchObject({ symbol: 'BTC', sell_irt: 10_241_900_000, sell_usdt: 97264.931 });
+  });
+});
+
+describe("the wallex kind on the /v1/markets answer Wallex's older docs print", () => {
+  // Only Wallex for BTC, so the row is Wallex's: no tether market in the answer, so sell_usdt is
+  // derived from the toman price and tether's (Nobitex, the simulator, 105 299 toman).
+  const setup = (url: string) => `
+sources:
+  - { name: wallex, kind: wallex, url: ${url}, poll_seconds: 10 }
+  - { name: nobitex, kind: nobitex, url: https://apiv2.nobitex.ir, poll_seconds: 10 }
+routes:
+  default: { usdt: [wallex], toman: [wallex] }
+  coins:
+    USDT: { toman: [nobitex] }
+`;
+
+  it('publishes BTC at askPrice 1 324 135 008 toman (TMN: no ÷ 10), change −3.04 %', async () => {
+    const base = await fixtureServer({ '/v1/markets': fixture('wallex/markets-btctmn.json') });
+    const { result, row } = await trySetup(setup(base), 'wallex-docs.yaml');
+    expect(result.servedBy.get('BTC')).toBe('wallex');
+    // sell_irt: askPrice "1324135008" as is, not bidPrice "1323000001" nor lastPrice.
+    // sell_usdt: 1 324 135 008 ÷ 105 299 = 12 575.000 79…, published to 8 digits as 12575.001.
+    expect(row('BTC')).toMatchObject({
+      symbol: 'BTC',
+      sell_irt: 1_324_135_008,
+      sell_usdt: 12575.001,
+      change_24h: -3.04,
+    });
   });
 });
