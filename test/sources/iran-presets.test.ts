@@ -115,14 +115,16 @@ describe('sources/bitpin.yaml on the order book Bitpin documents', () => {
   });
 });
 
-describe('sources/tabdeal.yaml on the depth Tabdeal documents', () => {
-  it("publishes BTC at the depth's best ask, 10 241 900 000 toman, sell_usdt = that ÷ 105 299", async () => {
+describe('sources/tabdeal.yaml on the depth Tabdeal recorded in its Postman collection', () => {
+  it("publishes BTC at the depth's one ask, 99 999 999 toman, sell_usdt = that ÷ 105 299", async () => {
     const base = await fixtureServer({
       '/r/api/v1/depth?symbol=BTCIRT&limit=1': fixture('tabdeal/depth-BTCIRT.json'),
     });
     const { result, row } = await tryPreset('tabdeal', 'https://api1.tabdeal.org', base);
     expect(result.servedBy.get('BTC')).toBe('tabdeal');
-    expect(row('BTC')).toMatchObject({ symbol: 'BTC', sell_irt: 10_241_900_000, sell_usdt: 97264.931 });
+    // sell_irt: asks[0][0] "99999999.00000000", IRT is toman: 99 999 999 (the empty bids unread).
+    // sell_usdt: 99 999 999 ÷ 105 299 = 949.676 63…, published to 8 digits as 949.67663.
+    expect(row('BTC')).toMatchObject({ symbol: 'BTC', sell_irt: 99_999_999, sell_usdt: 949.67663 });
   });
 });
 
