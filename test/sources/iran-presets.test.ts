@@ -155,3 +155,29 @@ routes:
     });
   });
 });
+
+describe('sources/abantether.yaml on the answer ccxt recorded', () => {
+  it("publishes tether's toman price at priceBuy, 59 200 toman, the higher of the two prices", async () => {
+    const base = await fixtureServer({
+      '/management/all-coins/?format=json': fixture('abantether/all-coins-usdt.json'),
+    });
+    const { result, row } = await tryPreset('abantether', 'https://abantether.com', base);
+    expect(result.servedBy.get('USDT')).toBe('abantether');
+    // usdt_irt: priceBuy "59200.0", in toman, what a buyer pays (priceSell "58800.0" is what a
+    // seller is paid): 59 200. Tether in tether: 1.
+    expect(result.draft.usdt_irt).toBe(59_200);
+    expect(row('USDT')).toMatchObject({ symbol: 'USDT', sell_irt: 59_200, sell_usdt: 1 });
+  });
+
+  it('rejects a coin users cannot buy now (operationStatus.buyActive false), and Nobitex serves it', async () => {
+    const [usdt] = JSON.parse(fixture('abantether/all-coins-usdt.json')) as Record<string, unknown>[];
+    const closed = [{ ...usdt, operationStatus: { buyActive: false, sellActive: true } }];
+    const base = await fixtureServer({ '/management/all-coins/?format=json': JSON.stringify(closed) });
+    const { result } = await tryPreset('abantether', 'https://abantether.com', base);
+    expect(result.servedBy.get('USDT')).toBe('nobitex');
+    expect(result.draft.usdt_irt).toBe(105_299);
+    expect(result.sources.find((trial) => trial.name === 'abantether')?.rejected).toMatchObject({
+      'market-closed': 1,
+    });
+  });
+});
