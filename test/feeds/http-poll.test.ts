@@ -164,7 +164,7 @@ describe('HttpPoller', () => {
     const { base } = await scriptedServer([{ status: 429, body: '{}', headers: { 'retry-after': '1' } }]);
     const started = Date.now();
     const { listener } = startPoller(base);
-    await waitFor(() => listener.quotes.length > 0, 3_000, 'a quote after the wait');
+    await waitFor(() => listener.quotes.length > 0, 10_000, 'a quote after the wait');
     expect(Date.now() - started).toBeGreaterThanOrEqual(950);
     expect(listener.states[1]).toMatchObject({
       state: 'backoff',
