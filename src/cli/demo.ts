@@ -13,6 +13,7 @@ import { projectRoot } from '../project-root.ts';
 import { type RunningService, startService } from '../service.ts';
 import { ExchangeSimulator } from '../simulator/exchange-simulator.ts';
 import { type Exchange, FAULT_TARGETS } from '../simulator/faults.ts';
+import { ABANTETHER_COINS_PATH } from '../simulator/iran-exchanges.ts';
 import { builtInSources } from '../sources/default-sources.ts';
 import { readSourcesFile } from '../sources/load-sources.ts';
 import type { ConfiguredSource, SourcesSetup } from '../sources/sources-setup.ts';
@@ -43,6 +44,7 @@ const presets = [
   'ramzinex',
   'bitpin',
   'tabdeal',
+  'abantether',
 ] as const;
 
 /**
@@ -63,8 +65,9 @@ function againstSimulator(setup: SourcesSetup, simulator: ExchangeSimulator): So
       case 'wallex':
         return { ...source, url: simulator.wallexBaseUrl };
       case 'json-http':
-        // One URL per market (Ramzinex, Bitpin, Tabdeal): the simulator serves their paths as they are.
-        return isUrlTemplate(source.url)
+        // One URL per market (Ramzinex, Bitpin, Tabdeal), or Aban Tether's list: the simulator serves
+        // their paths as they are.
+        return isUrlTemplate(source.url) || new URL(source.url).pathname === ABANTETHER_COINS_PATH
           ? { ...source, url: source.url.replace(/^https?:\/\/[^/]+/, simulator.iranExchangesBaseUrl) }
           : { ...source, url: simulator.panelUrl };
     }

@@ -2,7 +2,7 @@
  * A local exchange that speaks the upstream wire formats nerkh consumes, on one port: the Binance
  * stream (`binance-stream.ts`), Binance REST (`binance-rest.ts`), Nobitex (`nobitex.ts`), Wallex
  * (`wallex.ts`), a made-up exchange's JSON document for the json-http kind (`panel.ts`), Ramzinex,
- * Bitpin and Tabdeal as the json-http presets read them (`iran-exchanges.ts`) and the
+ * Bitpin, Tabdeal and Aban Tether as the json-http presets read them (`iran-exchanges.ts`) and the
  * control surfaces (`fault-control.ts`, `condition-control.ts`), over one simulated market (`market.ts`): every
  * exchange quotes the same coins, toman = usdt × tether's toman ask and rial = toman × 10
  * (`quoted-markets.ts`), so tests can predict what nerkh publishes from any of them.
@@ -26,7 +26,7 @@ import {
   type SimulatorFault,
 } from './faults.ts';
 import { type HttpEndpoint, HttpEndpoints, json, sendJson } from './http-endpoints.ts';
-import { bitpin, ramzinex, tabdeal } from './iran-exchanges.ts';
+import { abantether, bitpin, ramzinex, tabdeal } from './iran-exchanges.ts';
 import {
   createPairMarket,
   createTetherMarket,
@@ -135,6 +135,7 @@ export class ExchangeSimulator {
         ramzinex(this.coins, this.tether),
         bitpin(this.coins, this.tether),
         tabdeal(this.coins, this.tether),
+        abantether(this.coins, this.tether),
       ].map((endpoint) => [endpoint.path, endpoint]),
     );
     this.server = http.createServer((req, res) => this.onRequest(req, res));
@@ -181,7 +182,7 @@ export class ExchangeSimulator {
     return `http://${this.origin}`;
   }
 
-  /** Ramzinex, Bitpin and Tabdeal bases, for the json-http presets (`iran-exchanges.ts`). */
+  /** Ramzinex, Bitpin, Tabdeal and Aban Tether bases, for the json-http presets (`iran-exchanges.ts`). */
   get iranExchangesBaseUrl(): string {
     return `http://${this.origin}`;
   }
