@@ -1,21 +1,18 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import lighthouse from 'lighthouse';
 import desktopConfig from 'lighthouse/core/config/desktop-config.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
-import { buildApp } from '../../src/http/app.ts';
-import type { NerkhApp } from '../../src/http/types.ts';
-import type { Limiters } from '../../src/limiter/limiters.ts';
-import { memoryLimiters } from '../../src/limiter/open-limiter.ts';
-import { createLogger } from '../../src/logger.ts';
-import { appStoresOf } from '../../src/service.ts';
-import { openStore } from '../../src/store/open-store.ts';
-import type { OpenedStore } from '../../src/store/types.ts';
+import {
+  announceChromiumSkip,
+  chromiumAvailable,
+  chromiumFlags,
+  chromiumPath,
+  chromiumRequired,
+  type SiteServer,
+  startSiteServer,
+} from '../support/site-server.ts';
 import { waitFor } from '../support/wait.ts';
 import { wholeCatalogDay } from '../support/whole-catalog.ts';
 
@@ -28,12 +25,7 @@ import { wholeCatalogDay } from '../support/whole-catalog.ts';
  * report is saved to test-artifacts/lighthouse/ (JSON and HTML), with a table of the scores
  * (docs/architecture.md#the-website).
  */
-const chromiumPath = process.env.CHROME_PATH ?? '/usr/bin/chromium';
-const required = process.env.NERKH_REQUIRE_CHROMIUM === '1';
-const available = existsSync(chromiumPath);
-if (!available && !required) {
-  process.stdout.write(`lighthouse audit skipped: ${chromiumPath} is missing (apt-get install chromium)\n`);
-}
+announceChromiumSkip('lighthouse audit');
 
 const artifacts = join(import.meta.dirname, '../../test-artifacts/lighthouse');
 const audited = ['/', '/coins', '/coins/BTC', '/fa', '/fa/coins', '/fa/coins/BTC'];
@@ -62,18 +54,7 @@ interface Audit {
 async function startChromium(profileDir: string): Promise<{ port: number; chromium: ChildProcess }> {
   const chromium = spawn(
     chromiumPath,
-    [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--remote-debugging-port=0',
-      `--user-data-dir=${profileDir}`,
-      'about:blank',
-    ],
+    [...chromiumFlags, '--remote-debugging-port=0', `--user-data-dir=${profileDir}`, 'about:blank'],
     { stdio: 'ignore' },
   );
   const portFile = join(profileDir, 'DevToolsActivePort');
@@ -86,33 +67,18 @@ async function startChromium(profileDir: string): Promise<{ port: number; chromi
   return { port, chromium };
 }
 
-describe.skipIf(!available && !required)('Lighthouse', () => {
-  let dataDir: string;
-  let store: OpenedStore;
-  let limiters: Limiters;
-  let app: NerkhApp;
-  let server: Server;
+describe.skipIf(!chromiumAvailable && !chromiumRequired)('Lighthouse', () => {
+  let site: SiteServer;
   let origin: string;
   let chromium: ChildProcess | undefined;
   let port: number;
   const results: Audit[] = [];
 
   beforeAll(async () => {
-    if (!available) throw new Error(`NERKH_REQUIRE_CHROMIUM=1 but ${chromiumPath} is missing`);
-    dataDir = mkdtempSync(join(tmpdir(), 'nerkh-lighthouse-'));
-    server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const config = loadConfig({ NERKH_PUBLIC_URL: origin, NERKH_DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
-    store = await openStore(config);
-    limiters = memoryLimiters(config);
-    for (const draft of wholeCatalogDay(origin, Date.now() - 60_000)) {
-      await store.snapshots.commitSnapshot(draft);
-    }
-    app = await buildApp({ config, logger: createLogger('silent'), ...appStoresOf(store), limiters });
-    await app.ready();
-    server.on('request', (request, response) => app.routing(request, response));
-    ({ port, chromium } = await startChromium(join(dataDir, 'chromium')));
+    if (!chromiumAvailable) throw new Error(`NERKH_REQUIRE_CHROMIUM=1 but ${chromiumPath} is missing`);
+    site = await startSiteServer('lighthouse', (at) => wholeCatalogDay(at, Date.now() - 60_000));
+    origin = site.origin;
+    ({ port, chromium } = await startChromium(join(site.dataDir, 'chromium')));
     mkdirSync(artifacts, { recursive: true });
     // A first run, not counted, measures the host for the mobile profile's calibration.
     await runLighthouse('/', 'desktop');
@@ -125,11 +91,7 @@ describe.skipIf(!available && !required)('Lighthouse', () => {
       process.stdout.write(`Lighthouse scores (reports in test-artifacts/lighthouse/):\n${table}`);
     }
     chromium?.kill();
-    await new Promise((resolve) => server?.close(resolve));
-    await app?.close();
-    await limiters?.close();
-    await store?.close();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await site?.close();
   });
 
   /**

@@ -1,21 +1,9 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
-import { buildApp } from '../../src/http/app.ts';
-import type { NerkhApp } from '../../src/http/types.ts';
-import type { Limiters } from '../../src/limiter/limiters.ts';
-import { memoryLimiters } from '../../src/limiter/open-limiter.ts';
-import { createLogger } from '../../src/logger.ts';
-import { appStoresOf } from '../../src/service.ts';
-import { openStore } from '../../src/store/open-store.ts';
-import type { OpenedStore } from '../../src/store/types.ts';
 import {
   type AxeViolation,
   axeRun,
@@ -29,6 +17,15 @@ import {
 } from '../support/in-page.ts';
 import { markdownOutline } from '../support/page-outline.ts';
 import { snapshotDraft, weekOfSnapshots } from '../support/site-fixture.ts';
+import {
+  announceChromiumSkip,
+  chromiumAvailable,
+  chromiumFlags,
+  chromiumPath,
+  chromiumRequired,
+  type SiteServer,
+  startSiteServer,
+} from '../support/site-server.ts';
 
 /**
  * The website in real headless Chromium (Debian's /usr/bin/chromium driven by playwright-core),
@@ -38,12 +35,7 @@ import { snapshotDraft, weekOfSnapshots } from '../support/site-fixture.ts';
  * visible, and the contact form reaches `nerkh requests list`. Screenshots of the main pages go to
  * test-artifacts/ for a person to look at.
  */
-const chromiumPath = '/usr/bin/chromium';
-const required = process.env.NERKH_REQUIRE_CHROMIUM === '1';
-const available = existsSync(chromiumPath);
-if (!available && !required) {
-  process.stdout.write(`browser tests skipped: ${chromiumPath} is missing (apt-get install chromium)\n`);
-}
+announceChromiumSkip('browser tests');
 
 const artifacts = join(import.meta.dirname, '../../test-artifacts');
 const bin = join(import.meta.dirname, '../../bin/nerkh.js');
@@ -65,71 +57,37 @@ const firstVisitBudget = 150 * 1024;
 /** axe-core's browser build, evaluated in each page (DevTools evaluation is not subject to the page's CSP). */
 const axeSource = readFileSync(join(import.meta.dirname, '../../node_modules/axe-core/axe.min.js'), 'utf8');
 
-describe.skipIf(!available && !required)('website in Chromium', () => {
-  let dataDir: string;
-  let store: OpenedStore;
-  let limiters: Limiters;
-  let app: NerkhApp;
-  let server: Server;
+describe.skipIf(!chromiumAvailable && !chromiumRequired)('website in Chromium', () => {
+  let site: SiteServer;
   let origin: string;
+  let dataDir: string;
   let browser: Browser;
 
   beforeAll(async () => {
-    if (!available) throw new Error(`NERKH_REQUIRE_CHROMIUM=1 but ${chromiumPath} is missing`);
-    dataDir = mkdtempSync(join(tmpdir(), 'nerkh-browser-'));
-    // Listen first (port 0), then build the app for that origin: links and the form's action are
-    // absolute URLs under NERKH_PUBLIC_URL, so it must be the address the browser uses.
-    server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const config = loadConfig({ NERKH_PUBLIC_URL: origin, NERKH_DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
-    store = await openStore(config);
-    limiters = memoryLimiters(config);
-    // The fixture's times moved to now, as a running service would show them.
+    if (!chromiumAvailable) throw new Error(`NERKH_REQUIRE_CHROMIUM=1 but ${chromiumPath} is missing`);
+    // A week of hourly snapshots first, so the coin pages and the list have a history to draw; the
+    // fixture's times moved to now, as a running service would show them.
     const shiftMs = Date.now() - 60_000 - Date.parse(snapshotDraft.updated_at);
     const shifted = (iso: string) => new Date(Date.parse(iso) + shiftMs).toISOString();
-    // A week of hourly snapshots first, so the coin pages and the list have a history to draw.
-    for (const draft of [...weekOfSnapshots(), snapshotDraft]) {
-      await store.snapshots.commitSnapshot({
+    site = await startSiteServer('browser', (at) =>
+      [...weekOfSnapshots(), snapshotDraft].map((draft) => ({
         ...draft,
         updated_at: shifted(draft.updated_at),
         rates: draft.rates.map((row) => ({
           ...row,
           as_of: shifted(row.as_of),
-          url: `${origin}/coins/${row.symbol}`,
+          url: `${at}/coins/${row.symbol}`,
         })),
-      });
-    }
-    app = await buildApp({
-      config,
-      logger: createLogger('silent'),
-      ...appStoresOf(store),
-      limiters,
-    });
-    await app.ready();
-    server.on('request', (request, response) => app.routing(request, response));
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+      })),
+    );
+    ({ origin, dataDir } = site);
+    browser = await chromium.launch({ executablePath: chromiumPath, args: [...chromiumFlags] });
     mkdirSync(artifacts, { recursive: true });
   }, 60_000);
 
   afterAll(async () => {
     await browser?.close();
-    await new Promise((resolve) => server?.close(resolve));
-    await app?.close();
-    await limiters?.close();
-    await store?.close();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await site?.close();
   });
 
   /** Opens a page and records every console error, uncaught exception and failed request. */
