@@ -1,6 +1,6 @@
 # nerkh's production image (docs/deployment.md#the-image).
 #
-#   docker build -t nerkh .          # or: podman build -t nerkh .
+#   docker build -t nerkh .          # or: podman build --format docker -t nerkh .
 #   docker run -d -p 8080:8080 -v nerkh-data:/var/lib/nerkh nerkh
 #   docker exec CONTAINER nerkh keys issue --org "Example" --purpose "trial"
 #

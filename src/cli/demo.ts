@@ -13,6 +13,7 @@ import { projectRoot } from '../project-root.ts';
 import { type RunningService, startService } from '../service.ts';
 import { ExchangeSimulator } from '../simulator/exchange-simulator.ts';
 import { type Exchange, FAULT_TARGETS } from '../simulator/faults.ts';
+import { ABANTETHER_COINS_PATH } from '../simulator/iran-exchanges.ts';
 import { builtInSources } from '../sources/default-sources.ts';
 import { readSourcesFile } from '../sources/load-sources.ts';
 import type { ConfiguredSource, SourcesSetup } from '../sources/sources-setup.ts';
@@ -43,6 +44,7 @@ const presets = [
   'ramzinex',
   'bitpin',
   'tabdeal',
+  'abantether',
 ] as const;
 
 /**
@@ -63,8 +65,9 @@ function againstSimulator(setup: SourcesSetup, simulator: ExchangeSimulator): So
       case 'wallex':
         return { ...source, url: simulator.wallexBaseUrl };
       case 'json-http':
-        // One URL per market (Ramzinex, Bitpin, Tabdeal): the simulator serves their paths as they are.
-        return isUrlTemplate(source.url)
+        // One URL per market (Ramzinex, Bitpin, Tabdeal), or Aban Tether's list: the simulator serves
+        // their paths as they are.
+        return isUrlTemplate(source.url) || new URL(source.url).pathname === ABANTETHER_COINS_PATH
           ? { ...source, url: source.url.replace(/^https?:\/\/[^/]+/, simulator.iranExchangesBaseUrl) }
           : { ...source, url: simulator.panelUrl };
     }
@@ -95,19 +98,21 @@ export function registerDemo(program: Command): void {
     .addHelpText(
       'after',
       `
-Starts an exchange simulator (Binance, Nobitex, Wallex and a made-up exchange's JSON document)
-on a free local port, runs the service (collector and API, like "serve --role all") against it
-on HOST:PORT (default 127.0.0.1:8080) with its data in a new temporary directory that is deleted
-on exit, issues a demo key, waits for the first snapshot and prints curl commands to try. Nothing
-leaves the machine. Ctrl-C stops it. Logs (JSON lines) go to stderr at LOG_LEVEL, default warn
+Starts an exchange simulator (Binance, Nobitex, Wallex, Ramzinex, Bitpin, Tabdeal and a made-up
+exchange's JSON document) on a free local port, runs the service (collector and API, like "serve
+--role all") against it on HOST:PORT (default 127.0.0.1:8080) with its data in a new temporary
+directory that is deleted on exit, issues a demo key, waits for the first snapshot and prints
+curl commands to try. Nothing leaves the machine. Ctrl-C stops it. Logs (JSON lines) go to stderr at LOG_LEVEL, default warn
 for the demo; coins failing over between sources are logged at warn.
 
 The sources: --sources FILE or --preset NAME (else NERKH_SOURCES_FILE, else the built-in Binance
 + Nobitex set-up), each source's address replaced by the simulator's; a json-http source reads
-the simulator's /panel/prices document, so its mapping must fit that document.
+the simulator's /panel/prices document, so its mapping must fit that document, or, with one URL
+per market ({symbol} in it), the simulator's Ramzinex, Bitpin and Tabdeal at the same paths.
 
 Examples:
   npm run demo -- --preset wallex
+  npm run demo -- --preset bitpin
   npm run demo -- --preset binance-failover --geo-block binance
   npm run demo -- --sources my-sources.yaml`,
     )

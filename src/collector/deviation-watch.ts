@@ -11,6 +11,9 @@ import { compareAsks, type SourceAsk, type UnitHint } from '../domain/source-dev
 import type { QuoteCurrency, SourceName } from '../feeds/types.ts';
 import type { Logger } from '../logger.ts';
 
+/** A deviating source is back in line once within this share of the allowed deviation. */
+const BACK_IN_LINE = 0.8;
+
 interface Latest {
   ask: number;
   at: number;
@@ -65,15 +68,20 @@ export class DeviationWatch {
     const previous = this.#current.get(key) ?? new Map<SourceName, SourceDeviation>();
     const current = new Map<SourceName, SourceDeviation>();
     for (const entry of comparison?.sources ?? []) {
+      const was = previous.get(entry.source)?.deviating ?? false;
+      // A deviating source is back in line only well within the limit, so one hovering at the
+      // limit does not log a line each way on every tick.
+      const deviating = was
+        ? Math.abs(entry.deviationPct) > this.#options.maxDeviationPct * BACK_IN_LINE
+        : entry.deviating;
       const deviation: SourceDeviation = {
         symbol,
         currency,
         source: entry.source,
         ratio: entry.ask / entry.reference - 1,
-        deviating: entry.deviating,
+        deviating,
       };
       current.set(entry.source, deviation);
-      const was = previous.get(entry.source)?.deviating ?? false;
       if (deviation.deviating && !was) this.#started(deviation, entry.ask, entry.reference, entry.unitHint);
       if (!deviation.deviating && was) this.#ended(deviation);
     }

@@ -75,6 +75,8 @@ class Attempt {
   /** The last ask of each market, `BTC/toman` → ask. */
   readonly asks = new Map<string, number>();
   readonly rejected: Record<string, number> = {};
+  /** Rejections so far: with one URL per market, each answer is one quote or one rejection. */
+  rejections = 0;
   opened = false;
   failure: string | null = null;
   lastEventAt = 0;
@@ -84,13 +86,16 @@ class Attempt {
     readonly requested: ReadonlySet<string>,
     readonly streams: boolean,
     readonly quietMs: number,
+    /** One URL per market: done once every market has answered, with a quote or a rejection. */
+    readonly perMarket = false,
   ) {}
 
-  /** Done: failed, every market quoted, or (polled) answered and quiet since. */
+  /** Done: failed, every market quoted (or, one URL per market, answered), or (polled) quiet since. */
   check(now: number): boolean {
     const done =
       this.failure !== null ||
       this.quotedMarkets.size === this.requested.size ||
+      (this.perMarket && this.quotedMarkets.size + this.rejections >= this.requested.size) ||
       (!this.streams && this.opened && now - this.lastEventAt >= this.quietMs);
     if (done) this.settle();
     return done;
@@ -130,7 +135,9 @@ export async function trySources(options: TrialOptions): Promise<TrialResult> {
       const attempt = attempts.get(source);
       if (!attempt) return;
       attempt.rejected[reason] = (attempt.rejected[reason] ?? 0) + 1;
+      attempt.rejections += 1;
       attempt.lastEventAt = Date.now();
+      attempt.check(attempt.lastEventAt);
     },
     connectionState(source, state, detail) {
       collector.connectionState(source, state, detail);
@@ -155,6 +162,7 @@ export async function trySources(options: TrialOptions): Promise<TrialResult> {
       new Set(markets.map(({ symbol, currency }) => `${symbol}/${currency}`)),
       source.kind === 'binance' || perMarket,
       quietMs,
+      perMarket,
     );
     attempts.set(source.name, attempt);
     const sourceTuning = perMarket ? { ...tuning, pollMs: tuning?.pollMs ?? 1 } : tuning;

@@ -11,6 +11,8 @@
  *   (`maxConnectionMs`), make-before-break: the new socket opens before the old one is closed.
  *   A `serverShutdown` event (docs/sources.md, "Binance") triggers the same replacement at once
  *   (`replace`).
+ * - An upgrade answered 429 or 418 is not tried again before its `Retry-After`; a 418 (a ban) is a
+ *   refusal.
  * - An upgrade answered with HTTP 451 or 403 (Binance's geo-block: "Service unavailable from a
  *   restricted location") is a refusal: the state is 'refused' with Binance's message, and the
  *   connection keeps retrying, backing off up to `refusedBackoffMaxMs`, so it comes back by itself
@@ -19,7 +21,7 @@
 import type { IncomingMessage } from 'node:http';
 import { WebSocket } from 'ws';
 import type { Logger } from '../logger.ts';
-import { fullJitterDelay } from './backoff.ts';
+import { fullJitterDelay, retryAfterMs } from './backoff.ts';
 import { httpErrorDetail, isRefusal } from './refusal.ts';
 import type { ConnectionState } from './types.ts';
 
@@ -41,6 +43,8 @@ interface UpgradeAnswer {
   refused: boolean;
   /** `HTTP 451: Service unavailable from a restricted location …` */
   detail: string;
+  /** `Retry-After` of a 429 or 418, in ms: no new attempt before it has passed. */
+  retryAfterMs: number | null;
 }
 
 /** A closing handshake gets 1 s, not ws's 30 s default, so stop() and rotation finish promptly. */
@@ -145,8 +149,16 @@ export class TickerConnection {
       settled = true;
       const status = response.statusCode ?? 0;
       const detail = httpErrorDetail(status, Buffer.concat(chunks).toString('utf8'));
+      const header = response.headers['retry-after'];
+      const retryAfter =
+        status === 429 || status === 418 ? retryAfterMs(typeof header === 'string' ? header : null) : null;
       if (socket === this.socket || socket === this.replacement) {
-        this.upgradeAnswer = { refused: isRefusal(status), detail };
+        // A 418 is Binance's ban of a client that kept asking after 429s (docs/sources.md, "Binance").
+        this.upgradeAnswer = {
+          refused: isRefusal(status) || status === 418,
+          detail,
+          retryAfterMs: retryAfter,
+        };
       }
       socket.terminate();
     };
@@ -202,8 +214,9 @@ export class TickerConnection {
       return;
     }
     this.socket = null;
+    const notBefore = this.upgradeAnswer?.retryAfterMs ?? 0;
     if (this.upgradeAnswer?.refused) {
-      this.scheduleReconnect(this.upgradeAnswer.detail, 'refused');
+      this.scheduleReconnect(this.upgradeAnswer.detail, 'refused', notBefore);
       return;
     }
     let why: string;
@@ -212,12 +225,13 @@ export class TickerConnection {
     else if (code === 1006 && this.lastError) why = `connection failed: ${this.lastError}`;
     else if (code === 1006) why = 'connection dropped abruptly';
     else why = `closed by the server (code ${code}${reason ? `: ${reason}` : ''})`;
-    this.scheduleReconnect(why);
+    this.scheduleReconnect(why, 'backoff', notBefore);
   }
 
-  private scheduleReconnect(why: string, state: 'backoff' | 'refused' = 'backoff'): void {
+  /** `notBefore`: a `Retry-After` the delay may not undercut. */
+  private scheduleReconnect(why: string, state: 'backoff' | 'refused' = 'backoff', notBefore = 0): void {
     const ceiling = state === 'refused' ? this.timing.refusedBackoffMaxMs : this.timing.backoffMaxMs;
-    const delay = fullJitterDelay(this.attempt, this.timing.backoffBaseMs, ceiling);
+    const delay = Math.max(notBefore, fullJitterDelay(this.attempt, this.timing.backoffBaseMs, ceiling));
     this.attempt += 1;
     this.refused = state === 'refused';
     this.events.state(state, `${why}; reconnecting in ${delay} ms (attempt ${this.attempt})`);

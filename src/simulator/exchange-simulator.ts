@@ -2,8 +2,8 @@
  * A local exchange that speaks the upstream wire formats nerkh consumes, on one port: the Binance
  * stream (`binance-stream.ts`), Binance REST (`binance-rest.ts`), Nobitex (`nobitex.ts`), Wallex
  * (`wallex.ts`), a made-up exchange's JSON document for the json-http kind (`panel.ts`), Ramzinex,
- * Bitpin and Tabdeal as the json-http presets read them (`iran-exchanges.ts`) and the
- * fault control surface (`fault-control.ts`), over one simulated market (`market.ts`): every
+ * Bitpin, Tabdeal and Aban Tether as the json-http presets read them (`iran-exchanges.ts`) and the
+ * control surfaces (`fault-control.ts`, `condition-control.ts`), over one simulated market (`market.ts`): every
  * exchange quotes the same coins, toman = usdt × tether's toman ask and rial = toman × 10
  * (`quoted-markets.ts`), so tests can predict what nerkh publishes from any of them.
  * It exists so tests, the demo and operators' drills exercise the real adapters over real sockets.
@@ -16,6 +16,7 @@ import type { Logger } from '../logger.ts';
 import { urlHost } from '../net/url-host.ts';
 import { binanceRest } from './binance-rest.ts';
 import { BinanceStream, type ConnectionEvent } from './binance-stream.ts';
+import { CONDITION_CONTROL_PATH, serveConditionControl } from './condition-control.ts';
 import { FAULT_CONTROL_PATH, serveFaultControl } from './fault-control.ts';
 import {
   type FaultState,
@@ -25,7 +26,7 @@ import {
   type SimulatorFault,
 } from './faults.ts';
 import { type HttpEndpoint, HttpEndpoints, json, sendJson } from './http-endpoints.ts';
-import { bitpin, ramzinex, tabdeal } from './iran-exchanges.ts';
+import { abantether, bitpin, ramzinex, tabdeal } from './iran-exchanges.ts';
 import {
   createPairMarket,
   createTetherMarket,
@@ -134,6 +135,7 @@ export class ExchangeSimulator {
         ramzinex(this.coins, this.tether),
         bitpin(this.coins, this.tether),
         tabdeal(this.coins, this.tether),
+        abantether(this.coins, this.tether),
       ].map((endpoint) => [endpoint.path, endpoint]),
     );
     this.server = http.createServer((req, res) => this.onRequest(req, res));
@@ -180,7 +182,7 @@ export class ExchangeSimulator {
     return `http://${this.origin}`;
   }
 
-  /** Ramzinex, Bitpin and Tabdeal bases, for the json-http presets (`iran-exchanges.ts`). */
+  /** Ramzinex, Bitpin, Tabdeal and Aban Tether bases, for the json-http presets (`iran-exchanges.ts`). */
   get iranExchangesBaseUrl(): string {
     return `http://${this.origin}`;
   }
@@ -319,6 +321,10 @@ export class ExchangeSimulator {
     const url = new URL(req.url ?? '/', 'http://simulator');
     if (url.pathname === FAULT_CONTROL_PATH) {
       serveFaultControl(req, res, this.faults);
+      return;
+    }
+    if (url.pathname === CONDITION_CONTROL_PATH) {
+      serveConditionControl(req, res, this);
       return;
     }
     const endpoint =

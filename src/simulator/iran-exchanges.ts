@@ -12,6 +12,12 @@
  * - Tabdeal `GET /r/api/v1/depth?symbol={BASE}{QUOTE}&limit=…`: the same book as
  *   `{"lastUpdateId":…,"bids":[…],"asks":[…]}`, `IRT` in toman.
  *
+ * - Aban Tether `GET /management/all-coins/?format=json`: one document, a list of every coin,
+ *   `{"symbol":"USDT","priceBuy":"59200.0","priceSell":"58800.0","tetherPrice":"1","active":true,
+ *   "operationStatus":{"buyActive":true,…},…}`, `priceBuy` what a user pays in toman (the shape
+ *   ccxt recorded, github.com/ccxt/ccxt `ts/src/abantether.ts`). Tether and every simulated coin
+ *   are listed; their `tetherPrice` is the usdt ask.
+ *
  * An unlisted market answers 404. These exchanges follow the `panel` fault: the json-http
  * documents share one fault switch, so a drill breaks every json-http source at once.
  */
@@ -34,6 +40,7 @@ export const RAMZINEX_PAIR_IDS: Readonly<Record<string, number>> = {
 export const RAMZINEX_PAIRS_PATH = '/exchange/api/v1.0/exchange/pairs/';
 export const BITPIN_ORDERBOOK_PATH = '/api/v1/mth/orderbook/';
 export const TABDEAL_DEPTH_PATH = '/r/api/v1/depth';
+export const ABANTETHER_COINS_PATH = '/management/all-coins/';
 
 type Currency = 'toman' | 'usdt' | 'rial';
 
@@ -156,5 +163,51 @@ export function tabdeal(coins: readonly ListedCoin[], tether: TetherMarket): Htt
     rateLimited: (headers) => json(429, { code: -1003, msg: 'Too many requests.' }, headers),
     unavailable: () => json(503, { code: -1001, msg: 'Service unavailable.' }),
     geoBlocked: () => json(451, { code: -1002, msg: 'Unavailable for legal reasons.' }),
+  };
+}
+
+export function abantether(coins: readonly ListedCoin[], tether: TetherMarket): HttpEndpoint {
+  function entry(symbol: string, name: string, fault: SimulatorFault): Record<string, unknown> | undefined {
+    const toman = marketOf(coins, tether, symbol, 'toman');
+    if (toman === undefined) return undefined;
+    const usdt = symbol === 'USDT' ? undefined : marketOf(coins, tether, symbol, 'usdt');
+    return {
+      symbol,
+      name,
+      categories: [],
+      tetherPrice: usdt === undefined ? '1' : formatPrice(usdt.ask),
+      priceBuy: faultyPrice(toman.ask, fault),
+      priceSell: formatPrice(toman.bid),
+      past24: toman.changePct.toFixed(2),
+      active: true,
+      operationStatus: {
+        buyActive: true,
+        sellActive: true,
+        withdrawalActive: true,
+        depositActive: true,
+        transferActive: true,
+      },
+    };
+  }
+  function answer(_params: URLSearchParams, fault: SimulatorFault): UpstreamAnswer {
+    const listed = [
+      entry('USDT', 'Tether', fault),
+      ...coins.map((coin) => entry(coin.symbol, coin.symbol, fault)),
+    ];
+    const entries = listed.filter((item) => item !== undefined);
+    if (fault === 'malformed')
+      return json(
+        200,
+        entries.map(({ priceBuy: _, ...rest }) => rest),
+      );
+    return json(200, entries);
+  }
+  return {
+    exchange: 'panel',
+    path: ABANTETHER_COINS_PATH,
+    answer,
+    rateLimited: (headers) => json(429, { detail: 'Request was throttled.' }, headers),
+    unavailable: () => json(503, { detail: 'Service unavailable.' }),
+    geoBlocked: () => json(451, { detail: 'Unavailable for legal reasons.' }),
   };
 }

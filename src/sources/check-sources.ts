@@ -178,11 +178,15 @@ export function checkSources(file: SourcesFile, { catalogSymbols, env }: CheckCo
     }
     if (source.kind === 'binance') continue;
     let pollSeconds = source.poll_seconds ?? defaultPollSeconds;
+    let round = '';
     if (source.kind === 'json-http' && isUrlTemplate(source.url)) {
       // One request per market, no closer together than the exchange's limit: a round takes longer.
-      const perRequest = 60 / (source.max_requests_per_minute ?? 60);
+      const perMinute = source.max_requests_per_minute ?? 60;
       const markets = marketsOf(source, setup, catalogSymbols);
-      pollSeconds = Math.max(pollSeconds, markets * perRequest);
+      if ((markets * 60) / perMinute > pollSeconds) {
+        pollSeconds = Math.ceil((markets * 60) / perMinute);
+        round = ` of one URL per market: ${markets} markets at ${perMinute} a minute`;
+      }
     }
     if (staleSeconds <= pollSeconds) {
       problems.push({
@@ -190,7 +194,7 @@ export function checkSources(file: SourcesFile, { catalogSymbols, env }: CheckCo
           file.failover?.stale_seconds === undefined
             ? pointerTo('sources', index)
             : pointerTo('failover', 'stale_seconds'),
-        message: `a stale time of ${staleSeconds} s is not longer than ${name}'s poll interval (${pollSeconds} s): its coins would look stale between two polls`,
+        message: `a stale time of ${staleSeconds} s is not longer than ${name}'s poll interval (${pollSeconds} s${round}): its coins would look stale between two polls`,
       });
     }
   }

@@ -58,6 +58,21 @@ describe('DeviationWatch', () => {
     expect(w.deviatingQuotes()).toEqual({ bitpin: 2 });
   });
 
+  it('does not flap around the limit: back in line only within 80 % of it', () => {
+    const { lines, watch: w } = watch();
+    w.observe('nobitex', 'XRP', 'usdt', 2.0, 0);
+    w.observe('wallex', 'XRP', 'usdt', 2.0, 0);
+    w.observe('binance', 'XRP', 'usdt', 2.11, 0); // +5.5 %: deviating
+    w.observe('binance', 'XRP', 'usdt', 2.09, 1000); // +4.5 %: within 5 %, not within 4 %
+    w.observe('binance', 'XRP', 'usdt', 2.11, 2000);
+    w.observe('binance', 'XRP', 'usdt', 2.06, 3000); // +3 %: back in line
+    expect(lines.map((line) => [line.msg, line.source])).toEqual([
+      ['source deviates from the other sources', 'binance'],
+      ['source back in line with the other sources', 'binance'],
+    ]);
+    expect(w.deviatingQuotes()).toEqual({ binance: 3 });
+  });
+
   it('leaves a stale ask out of the comparison', () => {
     const { lines, watch: w } = watch();
     w.observe('nobitex', 'USDT', 'toman', 105_299, 0);

@@ -128,4 +128,31 @@ routes:
       change_24h: null,
     });
   });
+
+  it("Binance: the documented REST 24 h ticker's askPrice in tether, toman derived from Nobitex's recorded tether", async () => {
+    // The documented answer is for BNBBTC; the same body under BTCUSDT, the pair nerkh follows.
+    const ticker = fixture('binance/ticker-24hr-full-bnbbtc.json').replaceAll('BNBBTC', 'BTCUSDT');
+    const binance = await startAnswerServer(() => ({ status: 200, body: ticker }));
+    const nobitex = await startAnswerServer(() => ({
+      status: 200,
+      body: fixture('nobitex/market-stats-usdt-rls-placeholders.json'),
+    }));
+    // Nothing listens on port 1: the stream never opens, the REST bootstrap alone prices BTC.
+    const snapshot = await publishedFrom(`sources:
+  - { name: binance, kind: binance, url: "ws://127.0.0.1:1", rest_url: "${binance.url}" }
+  - { name: nobitex, kind: nobitex, url: "${nobitex.url}" }
+routes:
+  default: { usdt: [binance] }
+  coins:
+    USDT: { toman: [nobitex] }
+`);
+    // askPrice "4.00000200" → sell_usdt 4.000002; priceChangePercent "-95.960" → −95.96.
+    // sell_irt = round(4.000002 × 27 150) = round(108 600.0543) = 108 600.
+    expect(rowOf(snapshot, 'BTC')).toMatchObject({
+      sell_usdt: 4.000002,
+      sell_irt: 108_600,
+      change_24h: -95.96,
+    });
+    expect(snapshot.usdt_irt).toBe(27_150);
+  });
 });

@@ -72,6 +72,34 @@ const geoBlock: Answer = {
 };
 
 describe('HttpPoller', () => {
+  it('takes a 418 for a ban: refused, and asks nothing before its Retry-After', async () => {
+    const { base, requests } = await scriptedServer([
+      { status: 418, body: '{"code":-1003,"msg":"IP banned"}', headers: { 'retry-after': '2' } },
+    ]);
+    const { listener } = startPoller(base);
+    const refused = await waitFor(() => listener.states.find((s) => s.state === 'refused'), 2_000, 'refused');
+    expect(refused.detail).toBe('banned (HTTP 418); next request in 2000 ms');
+    const bannedAt = Date.now();
+    await waitFor(() => requests.length >= 2, 4_000, 'the request after the ban');
+    expect(Date.now() - bannedAt).toBeGreaterThanOrEqual(1_900);
+    await waitFor(() => listener.lastState() === 'open', 2_000, 'open again');
+  });
+
+  it('takes a 429 asking a minute or more for a ban, and a shorter one for a wait', async () => {
+    const { base } = await scriptedServer([
+      { status: 429, body: '{}', headers: { 'retry-after': '1' } },
+      { status: 429, body: '{}', headers: { 'retry-after': '90' } },
+    ]);
+    const { listener } = startPoller(base);
+    await waitFor(() => listener.states.some((s) => s.state === 'refused'), 3_000, 'the long wait');
+    expect(
+      listener.states.map((s) => `${s.state}: ${s.detail}`).filter((line) => line.includes('429')),
+    ).toEqual([
+      'backoff: rate limited (HTTP 429); next request in 1000 ms',
+      'refused: banned (HTTP 429); next request in 90000 ms',
+    ]);
+  });
+
   it('reports a 451 as refused with the reason, keeps trying, and is open again on the next good body', async () => {
     const { base } = await scriptedServer([geoBlock, geoBlock], good(97_000));
     const { listener } = startPoller(base);
@@ -136,7 +164,7 @@ describe('HttpPoller', () => {
     const { base } = await scriptedServer([{ status: 429, body: '{}', headers: { 'retry-after': '1' } }]);
     const started = Date.now();
     const { listener } = startPoller(base);
-    await waitFor(() => listener.quotes.length > 0, 3_000, 'a quote after the wait');
+    await waitFor(() => listener.quotes.length > 0, 10_000, 'a quote after the wait');
     expect(Date.now() - started).toBeGreaterThanOrEqual(950);
     expect(listener.states[1]).toMatchObject({
       state: 'backoff',

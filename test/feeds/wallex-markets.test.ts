@@ -4,6 +4,7 @@ import { parseWallexMarkets } from '../../src/feeds/wallex-markets.ts';
 import { createPairMarket, createTetherMarket, seededRandom } from '../../src/simulator/market.ts';
 import { formatPrice, quoteIn } from '../../src/simulator/quoted-markets.ts';
 import { wallexMarket } from '../../src/simulator/wire.ts';
+import { fixture } from '../support/fixtures.ts';
 
 const AT = 1_760_000_000_000;
 const btcToman: MarketRequest = { symbol: 'BTC', currency: 'toman', market: 'BTCTMN' };
@@ -36,6 +37,28 @@ function market(symbol: string, quoteAsset: string, stats: Record<string, unknow
 function body(symbols: Record<string, unknown>, success = true): string {
   return JSON.stringify({ result: { symbols }, message: 'The operation was successful', success });
 }
+
+describe("parseWallexMarkets on the answer Wallex's older docs print (test/fixtures/wallex)", () => {
+  const documented = fixture('wallex/markets-btctmn.json');
+
+  it('reads BTCTMN at its askPrice, 1 324 135 008 toman, and its 24h_ch "-3.04" as −3.04 %', () => {
+    // Not bidPrice "1323000001", not lastPrice "1323000001.00000000": the ask is what a buyer pays.
+    expect(parseWallexMarkets(documented, [btcToman], AT)).toEqual({
+      kind: 'read',
+      quotes: [{ symbol: 'BTC', currency: 'toman', ask: 1_324_135_008, changePct: -3.04, tickTime: AT }],
+      rejected: [],
+    });
+  });
+
+  it('refuses BTCTMN as a tether market: its quoteAsset is TMN', () => {
+    const asTether: MarketRequest = { symbol: 'BTC', currency: 'usdt', market: 'BTCTMN' };
+    expect(parseWallexMarkets(documented, [asTether, btcUsdt], AT)).toEqual({
+      kind: 'read',
+      quotes: [],
+      rejected: ['quote-asset-mismatch', 'market-missing'],
+    });
+  });
+});
 
 describe('parseWallexMarkets', () => {
   it('reads askPrice as quoted: TMN markets are toman already, USDT markets tether', () => {

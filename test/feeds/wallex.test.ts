@@ -36,6 +36,15 @@ async function setup(options: Partial<WallexFeedOptions> = {}) {
 describe("Wallex's order book, on its documented answers (test/fixtures/wallex)", () => {
   const usdc: MarketRequest = { symbol: 'USDC', currency: 'usdt', market: 'USDCUSDT' };
 
+  it("takes the lowest ask of the older docs' BTCTMN book, 1 317 505 698 toman, not the bid", () => {
+    const btc: MarketRequest = { symbol: 'BTC', currency: 'toman', market: 'BTCTMN' };
+    expect(parseWallexDepth(fixture('wallex/depth-btctmn-old-docs.json'), btc, 3)).toEqual({
+      kind: 'read',
+      quotes: [{ symbol: 'BTC', currency: 'toman', ask: 1_317_505_698, changePct: null, tickTime: 3 }],
+      rejected: [],
+    });
+  });
+
   it('finds no ask in the documented empty book, and counts it', () => {
     expect(parseWallexDepth(fixture('wallex/depth-usdcusdt.json'), usdc, 1)).toEqual({
       kind: 'read',

@@ -20,8 +20,9 @@ import { sleep, waitFor } from '../support/wait.ts';
 /**
  * ops/grafana/nerkh.json against a live Prometheus (Debian's `prometheus`): it scrapes a running
  * nerkh every second while the test makes happen what the panels show (keyed requests over the
- * limit, invalid keys, a source geo-blocked and back, bad ticks, Redis and PostgreSQL cut off for
- * a moment), then every panel's query, and each variable's, goes through Prometheus's HTTP API:
+ * limit, invalid keys, a key request waiting, a source geo-blocked and back, bad ticks, a source
+ * configured as rial where it quotes toman, Redis and PostgreSQL cut off for a moment), then every
+ * panel's query, and each variable's, goes through Prometheus's HTTP API:
  * each must parse and return series over the test's time range. Prometheus also loads
  * ops/prometheus/alerts.yaml, whose rules must all evaluate without error on those series.
  * Skipped, saying why, without prometheus; NERKH_REQUIRE_PROMETHEUS=1 (CI) makes it fail.
@@ -152,10 +153,27 @@ describe.skipIf((missing && !required) || skipPostgres || !redisAnswers)(
       const catalog = loadCatalog().filter((entry) => ['USDT', 'BTC', 'ETH'].includes(entry.symbol));
       const sim = await ExchangeSimulator.start({ catalog, seed: 7, retryAfterSeconds: 0 });
       onTestFinished(() => sim.stop());
+      // The preset, plus Bitpin's order book configured as rial where it quotes toman, as the last
+      // fallback of tether in toman: ten times lower than Nobitex and Wallex, it deviates.
+      const bitpinAsRial = [
+        '  - name: bitpin',
+        '    kind: json-http',
+        '    url: https://api.bitpin.ir/api/v1/mth/orderbook/{symbol}_{quote}/',
+        '    max_requests_per_minute: 600',
+        '    poll_seconds: 10',
+        '    mapping: { ask: asks.0.0, pair: { suffixes: { IRT: rial } } }',
+        '',
+        'routes:',
+      ].join('\n');
       const sourcesFile = join(dir, 'sources.yaml');
       writeFileSync(
         sourcesFile,
-        againstSimulator(sim, readFileSync(join(projectRoot, 'sources', 'binance-failover.yaml'), 'utf8'))
+        againstSimulator(
+          sim,
+          readFileSync(join(projectRoot, 'sources', 'binance-failover.yaml'), 'utf8')
+            .replace('\nroutes:', `\n${bitpinAsRial}`)
+            .replace('toman: [nobitex, wallex]', 'toman: [nobitex, wallex, bitpin]'),
+        )
           .replace(/stale_seconds: \d+/, 'stale_seconds: 4')
           .replace(/return_after_seconds: \d+/, 'return_after_seconds: 2')
           .replace(/poll_seconds: \d+/g, 'poll_seconds: 3'),
@@ -192,8 +210,16 @@ describe.skipIf((missing && !required) || skipPostgres || !redisAnswers)(
         'a snapshot',
       );
 
-      // Keyed requests past the limit, an invalid key, a 404.
+      // Keyed requests past the limit, an invalid key, a 404, a key request left waiting.
       const { key } = await issueApiKey(service.store.keys, { org: 'Dashboard Org', purpose: 'tests' });
+      await service.store.keyRequests.createKeyRequest({
+        name: 'Dashboard Tester',
+        org: 'Dashboard Org',
+        email: 'tester@dashboard.example',
+        purpose: 'tests',
+        expected_use: 'none',
+        client_hash: 'dashboard-test',
+      });
       const statuses: number[] = [];
       for (const apiKey of [key, key, key, key, key, key, key, 'nerkh_aaaaaaaaaaaaaaaaaaaaaa_aaaaaa']) {
         statuses.push((await fetch(`${service.url}/v1/rates`, { headers: { 'x-api-key': apiKey } })).status);
@@ -234,6 +260,23 @@ describe.skipIf((missing && !required) || skipPostgres || !redisAnswers)(
         const response = await fetch(`${prometheus}/api/v1/query_range`, { method: 'POST', body });
         return (await response.json()) as QueryAnswer;
       };
+      /** Each series of a panel's first query, with its labels and its last value. */
+      const lastOf = async (
+        title: string,
+      ): Promise<Array<{ metric: Record<string, string>; last: number }>> => {
+        const expr = panels.find((panel) => panel.title === title)?.targets?.[0]?.expr;
+        if (expr === undefined) throw new Error(`no panel ${title}`);
+        return ((await query(asGrafanaSends(expr))).data?.result ?? []).map(({ metric, values }) => ({
+          metric,
+          last: Number((values.at(-1) as [number, string])[1]),
+        }));
+      };
+      // Each instance reads the pending key requests from the store every 15 s.
+      await waitFor(
+        async () => (await lastOf('Key requests waiting'))[0]?.last === 1 || sleep(500).then(() => false),
+        20_000,
+        'the waiting key request on the dashboard',
+      );
       const report: string[] = [];
       const empty: string[] = [];
       for (const panel of panels) {
@@ -265,20 +308,52 @@ describe.skipIf((missing && !required) || skipPostgres || !redisAnswers)(
         if (answer.data.length === 0) empty.push(`variable ${variable.name}`);
       }
       const rules = (await (await fetch(`${prometheus}/api/v1/rules`)).json()) as {
-        data: { groups: Array<{ rules: Array<{ name: string; health: string; lastError?: string }> }> };
+        data: {
+          groups: Array<{
+            rules: Array<{
+              name: string;
+              health: string;
+              lastError?: string;
+              state: string;
+              alerts: Array<{ labels: Record<string, string> }>;
+            }>;
+          }>;
+        };
       };
       const alertRules = rules.data.groups.flatMap((group) => group.rules);
       report.push(
         `alert rules loaded: ${alertRules.length}, evaluated without error: ${alertRules.filter((rule) => rule.health === 'ok').length}`,
       );
+      // What the new panels and rules show: the waiting request, and Bitpin, read as rial, a tenth of
+      // Nobitex and Wallex on tether in toman on every quote.
+      const pending = await lastOf('Key requests waiting');
+      const bitpinUsdt = (await lastOf('Source deviation from the others')).find(
+        ({ metric }) => metric.source === 'bitpin' && metric.symbol === 'USDT' && metric.currency === 'toman',
+      );
+      const deviating = await lastOf('Deviating quotes');
+      const stateOf = (name: string) => {
+        const rule = alertRules.find((candidate) => candidate.name === name);
+        return `${name} ${rule?.state} ${(rule?.alerts ?? []).map((alert) => alert.labels.source ?? alert.labels.job).join(', ')}`;
+      };
+      report.push(
+        `key requests waiting: ${pending[0]?.last}; deviation of bitpin on USDT/toman: ${bitpinUsdt?.last.toFixed(4)}; deviating quotes a minute: ${deviating.map(({ metric, last }) => `${metric.source} ${last.toFixed(1)}`).join(', ')}`,
+        stateOf('NerkhSourceDeviating'),
+        stateOf('NerkhKeyRequestsWaiting'),
+      );
       process.stdout.write(
         `Prometheus ${prometheus} scraped nerkh ${service.metricsUrl} for ${Math.round(Date.now() / 1000 - started)} s:\n${report.join('\n')}\n`,
       );
       expect(empty).toEqual([]);
+      expect(pending.map(({ last }) => last)).toEqual([1]);
+      expect(bitpinUsdt?.last).toBeCloseTo(-0.9, 2);
+      expect(deviating.map(({ metric, last }) => [metric.source, last > 0])).toEqual([['bitpin', true]]);
+      // Both wait out their `for` (5 minutes, a day): pending, on Bitpin alone and on the job.
+      expect(stateOf('NerkhSourceDeviating')).toBe('NerkhSourceDeviating pending bitpin');
+      expect(stateOf('NerkhKeyRequestsWaiting')).toBe('NerkhKeyRequestsWaiting pending nerkh');
       expect(alertRules.map((rule) => `${rule.name}: ${rule.health} ${rule.lastError ?? ''}`.trim())).toEqual(
         alertRules.map((rule) => `${rule.name}: ok`),
       );
-      expect(alertRules.length).toBe(9);
+      expect(alertRules.length).toBe(11);
     });
   },
 );

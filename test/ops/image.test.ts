@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { buildSecretArgs, podman, runCommand, runLogged, skipPodman } from '../support/podman.ts';
 import { freePort } from '../support/run-cli.ts';
 import { sleep, waitFor } from '../support/wait.ts';
@@ -28,9 +28,22 @@ function poll<T>(check: () => Promise<T | null | false>, timeoutMs: number, what
   );
 }
 
-/** `nerkh ARGS --json` inside a running container, as the image's user. */
+/**
+ * `nerkh ARGS --json` inside a running container, as the image's user. Tried again (twice at most)
+ * when it could not connect to PostgreSQL in time: on a machine loaded many times over, a command
+ * that starts as it connects can wait past its 5 s connection timeout before it reads the answer.
+ */
 async function nerkhIn(container: string, args: string[]): Promise<Record<string, unknown>> {
-  return JSON.parse(await podman(['exec', container, 'nerkh', ...args, '--json'])) as Record<string, unknown>;
+  for (let attempt = 1; ; attempt += 1) {
+    const result = await runCommand('podman', ['exec', container, 'nerkh', ...args, '--json']);
+    if (result.code === 0) return JSON.parse(result.stdout) as Record<string, unknown>;
+    if (attempt === 3 || !result.stderr.includes('connection timeout')) {
+      throw new Error(
+        `nerkh ${args.join(' ')} in ${container} exited ${result.code}: ${result.stderr.trim()}`,
+      );
+    }
+    process.stdout.write(`compose: nerkh ${args[0]} ${args[1]} retried: ${result.stderr.trim()}\n`);
+  }
 }
 
 /** The status GET /v1/rates answers with `key`, asked from inside `container` (its API port). */
@@ -188,6 +201,16 @@ describe.skipIf(skipPodman)('compose.yaml on the image', () => {
   let balancer = '';
   let env: NodeJS.ProcessEnv = {};
 
+  /** When the running test fails, prints the end of every service's log (what CI keeps of it). */
+  function logsOnFailure() {
+    onTestFailed(async () => {
+      for (const service of services) {
+        const logs = await runCommand('podman', ['logs', '--tail', '30', containerOf(service)]);
+        process.stdout.write(`--- ${service}\n${logs.stdout}${logs.stderr}`);
+      }
+    });
+  }
+
   function compose(args: string[], timeoutMs = 5 * minutes) {
     return runCommand(
       'podman-compose',
@@ -268,6 +291,7 @@ describe.skipIf(skipPodman)('compose.yaml on the image', () => {
   it(
     'passes every service health check',
     async () => {
+      logsOnFailure();
       for (const service of services) {
         await poll(
           async () => (await runCommand('podman', ['healthcheck', 'run', containerOf(service)])).code === 0,
@@ -282,6 +306,7 @@ describe.skipIf(skipPodman)('compose.yaml on the image', () => {
   it(
     'serves a key issued inside a container through the balancer, from both APIs',
     async () => {
+      logsOnFailure();
       const issued = await nerkhIn(containerOf('api-1'), [
         'keys',
         'issue',
@@ -297,6 +322,17 @@ describe.skipIf(skipPodman)('compose.yaml on the image', () => {
         const body = (await response.json()) as { rates: { symbol: string; url: string }[] };
         // The collectors wrote each row's link for the balancer's origin.
         expect(body.rates.find((rate) => rate.symbol === 'BTC')?.url.startsWith(balancer)).toBe(true);
+      }
+      // Shared round-robin: each instance's access log (written a moment later) has some of them.
+      for (const api of ['api-1', 'api-2']) {
+        await poll(
+          async () =>
+            (await podman(['logs', containerOf(api)]))
+              .split('\n')
+              .some((line) => line.includes('"url":"/v1/rates"') && line.includes(`"key_id":"${issued.id}"`)),
+          10_000,
+          `${api}'s access log showing its share`,
+        );
       }
       // Each instance serves it on its own too, the one that did not issue it included.
       await poll(
@@ -327,6 +363,7 @@ describe.skipIf(skipPodman)('compose.yaml on the image', () => {
   it(
     'stops every nerkh instance cleanly',
     async () => {
+      logsOnFailure();
       const stop = await compose(['stop', '--timeout', '20']);
       expect(stop.code, stop.stderr).toBe(0);
       for (const service of ['api-1', 'api-2', 'collector-1', 'collector-2']) {

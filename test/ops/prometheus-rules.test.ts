@@ -23,6 +23,7 @@ const rulesDir = join(projectRoot, 'ops', 'prometheus');
 interface Rule {
   alert: string;
   expr: string;
+  for?: string;
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
 }
@@ -51,7 +52,7 @@ describe('the Prometheus alert rules (ops/prometheus/alerts.yaml)', () => {
   it('each alert has a severity, a summary and a description', () => {
     expect(rules.length).toBeGreaterThan(0);
     for (const rule of rules) {
-      expect(['warning', 'critical'], rule.alert).toContain(rule.labels?.severity);
+      expect(['ticket', 'warning', 'critical'], rule.alert).toContain(rule.labels?.severity);
       expect(rule.annotations?.summary, rule.alert).toBeTruthy();
       expect(rule.annotations?.description, rule.alert).toBeTruthy();
     }
@@ -74,6 +75,11 @@ describe('the Prometheus alert rules (ops/prometheus/alerts.yaml)', () => {
           }),
       );
     expect(uncovered).toEqual([]);
+  });
+
+  it('waiting key requests open a ticket, not a page, after a day', () => {
+    const rule = rules.find((candidate) => candidate.alert === 'NerkhKeyRequestsWaiting') as Rule;
+    expect([rule.labels?.severity, rule.for]).toEqual(['ticket', '24h']);
   });
 
   it('no collector leading includes every collector gone: absent() beside max()', () => {

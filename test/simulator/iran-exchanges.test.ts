@@ -7,7 +7,7 @@ import { ExchangeSimulator } from '../../src/simulator/exchange-simulator.ts';
 import { parseSources } from '../../src/sources/load-sources.ts';
 import { againstSimulator, presetText } from '../support/simulated-sources.ts';
 
-/** The simulator answers as Ramzinex, Bitpin and Tabdeal do: the shipped presets read it as they read the exchanges. */
+/** The simulator answers as Ramzinex, Bitpin, Tabdeal and Aban Tether do: the shipped presets read it as they read the exchanges. */
 
 const catalog = loadCatalog();
 let sim: ExchangeSimulator;
@@ -32,7 +32,7 @@ async function tryPreset(preset: string) {
 }
 
 describe('the simulated Iranian exchanges, read through their presets', () => {
-  it.each(['ramzinex', 'bitpin', 'tabdeal'])(
+  it.each(['ramzinex', 'bitpin', 'tabdeal', 'abantether'])(
     '%s: BTC, TON and tether in toman as the simulator quotes them',
     async (preset) => {
       const result = await tryPreset(preset);
@@ -55,6 +55,16 @@ describe('the simulated Iranian exchanges, read through their presets', () => {
     const tabdeal = await fetch(`${sim.iranExchangesBaseUrl}/r/api/v1/depth?symbol=NOPEIRT&limit=1`);
     expect(tabdeal.status).toBe(400);
     expect(await tabdeal.json()).toEqual({ code: -1121, msg: 'Invalid symbol.' });
+  });
+
+  it("lists Aban Tether's coins with priceBuy, what a user pays, above priceSell", async () => {
+    const coins = (await (
+      await fetch(`${sim.iranExchangesBaseUrl}/management/all-coins/?format=json`)
+    ).json()) as { symbol: string; priceBuy: string; priceSell: string }[];
+    const btc = coins.find((coin) => coin.symbol === 'BTC');
+    expect(btc?.priceBuy).toBe(sim.tomanAskOf('BTC'));
+    expect(Number(btc?.priceSell)).toBeLessThan(Number(btc?.priceBuy));
+    expect(coins.map((coin) => coin.symbol)).toContain('USDT');
   });
 
   it("sends an order book's asks lowest first and its bids highest first", async () => {

@@ -63,12 +63,18 @@ describe('createFeed', () => {
       { listener, logger: silentLogger, tuning: { pollMs: 50, minPollMs: 50 } },
     );
     onTestFinished(() => feed.stop());
+    const startedAt = Date.now();
     feed.start();
-    await waitFor(() => listener.quotes.length > 0, 3_000, 'a quote from the book');
-    expect(server.seen.map((request) => request.url)).toEqual(['/v1/markets', '/v1/depth?symbol=USDTTMN']);
-    const waited = (server.seen[1]?.at as number) - (server.seen[0]?.at as number);
+    await waitFor(() => listener.quotes.length > 0, 5_000, 'a quote from the book');
+    // /v1/markets first; the book only once the 1 s timeout had run out (the detail says which).
+    const urls = server.seen.map((request) => request.url);
+    expect(urls[0]).toBe('/v1/markets');
+    const bookAt = urls.indexOf('/v1/depth?symbol=USDTTMN');
+    expect(urls.slice(0, bookAt).every((url) => url === '/v1/markets')).toBe(true);
+    const waited = (server.seen[bookAt]?.at as number) - startedAt;
     expect(waited).toBeGreaterThanOrEqual(950);
-    expect(waited).toBeLessThan(1_400);
+    // With the default 5 s, /v1/markets (1.5 s) would have answered and no book been asked for.
+    expect(waited).toBeLessThan(4_000);
     expect(listener.quotes[0]).toMatchObject({ symbol: 'USDT', currency: 'toman', ask: 105_400 });
     expect(listener.states.at(-1)?.detail).toMatch(/\(no answer within 1000 ms\)$/);
   });

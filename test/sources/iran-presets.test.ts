@@ -48,11 +48,18 @@ afterAll(() => sim?.stop());
 
 /** The preset as shipped, its exchange at `exchangeUrl` and Nobitex at the simulator, tried once. */
 async function tryPreset(preset: string, realBase: string, exchangeUrl: string) {
+  const text = readFileSync(join(projectRoot, 'sources', `${preset}.yaml`), 'utf8').replaceAll(
+    realBase,
+    exchangeUrl,
+  );
+  return trySetup(text, `${preset}.yaml`);
+}
+
+/** A sources file, Nobitex at the simulator, tried once. */
+async function trySetup(yaml: string, name: string) {
   const catalog = loadCatalog();
-  const text = readFileSync(join(projectRoot, 'sources', `${preset}.yaml`), 'utf8')
-    .replaceAll(realBase, exchangeUrl)
-    .replaceAll('https://apiv2.nobitex.ir', sim.nobitexBaseUrl);
-  const setup = parseSources(text, `${preset}.yaml`, { catalog, env: {} });
+  const text = yaml.replaceAll('https://apiv2.nobitex.ir', sim.nobitexBaseUrl);
+  const setup = parseSources(text, name, { catalog, env: {} });
   const result = await trySources({
     config: loadConfig({}),
     catalog,
@@ -108,13 +115,69 @@ describe('sources/bitpin.yaml on the order book Bitpin documents', () => {
   });
 });
 
-describe('sources/tabdeal.yaml on the depth Tabdeal documents', () => {
-  it("publishes BTC at the depth's best ask, 10 241 900 000 toman, sell_usdt = that ÷ 105 299", async () => {
+describe('sources/tabdeal.yaml on the depth Tabdeal recorded in its Postman collection', () => {
+  it("publishes BTC at the depth's one ask, 99 999 999 toman, sell_usdt = that ÷ 105 299", async () => {
     const base = await fixtureServer({
       '/r/api/v1/depth?symbol=BTCIRT&limit=1': fixture('tabdeal/depth-BTCIRT.json'),
     });
     const { result, row } = await tryPreset('tabdeal', 'https://api1.tabdeal.org', base);
     expect(result.servedBy.get('BTC')).toBe('tabdeal');
-    expect(row('BTC')).toMatchObject({ symbol: 'BTC', sell_irt: 10_241_900_000, sell_usdt: 97264.931 });
+    // sell_irt: asks[0][0] "99999999.00000000", IRT is toman: 99 999 999 (the empty bids unread).
+    // sell_usdt: 99 999 999 ÷ 105 299 = 949.676 63…, published to 8 digits as 949.67663.
+    expect(row('BTC')).toMatchObject({ symbol: 'BTC', sell_irt: 99_999_999, sell_usdt: 949.67663 });
+  });
+});
+
+describe("the wallex kind on the /v1/markets answer Wallex's older docs print", () => {
+  // Only Wallex for BTC, so the row is Wallex's: no tether market in the answer, so sell_usdt is
+  // derived from the toman price and tether's (Nobitex, the simulator, 105 299 toman).
+  const setup = (url: string) => `
+sources:
+  - { name: wallex, kind: wallex, url: ${url}, poll_seconds: 10 }
+  - { name: nobitex, kind: nobitex, url: https://apiv2.nobitex.ir, poll_seconds: 10 }
+routes:
+  default: { usdt: [wallex], toman: [wallex] }
+  coins:
+    USDT: { toman: [nobitex] }
+`;
+
+  it('publishes BTC at askPrice 1 324 135 008 toman (TMN: no ÷ 10), change −3.04 %', async () => {
+    const base = await fixtureServer({ '/v1/markets': fixture('wallex/markets-btctmn.json') });
+    const { result, row } = await trySetup(setup(base), 'wallex-docs.yaml');
+    expect(result.servedBy.get('BTC')).toBe('wallex');
+    // sell_irt: askPrice "1324135008" as is, not bidPrice "1323000001" nor lastPrice.
+    // sell_usdt: 1 324 135 008 ÷ 105 299 = 12 575.000 79…, published to 8 digits as 12575.001.
+    expect(row('BTC')).toMatchObject({
+      symbol: 'BTC',
+      sell_irt: 1_324_135_008,
+      sell_usdt: 12575.001,
+      change_24h: -3.04,
+    });
+  });
+});
+
+describe('sources/abantether.yaml on the answer ccxt recorded', () => {
+  it("publishes tether's toman price at priceBuy, 59 200 toman, the higher of the two prices", async () => {
+    const base = await fixtureServer({
+      '/management/all-coins/?format=json': fixture('abantether/all-coins-usdt.json'),
+    });
+    const { result, row } = await tryPreset('abantether', 'https://abantether.com', base);
+    expect(result.servedBy.get('USDT')).toBe('abantether');
+    // usdt_irt: priceBuy "59200.0", in toman, what a buyer pays (priceSell "58800.0" is what a
+    // seller is paid): 59 200. Tether in tether: 1.
+    expect(result.draft.usdt_irt).toBe(59_200);
+    expect(row('USDT')).toMatchObject({ symbol: 'USDT', sell_irt: 59_200, sell_usdt: 1 });
+  });
+
+  it('rejects a coin users cannot buy now (operationStatus.buyActive false), and Nobitex serves it', async () => {
+    const [usdt] = JSON.parse(fixture('abantether/all-coins-usdt.json')) as Record<string, unknown>[];
+    const closed = [{ ...usdt, operationStatus: { buyActive: false, sellActive: true } }];
+    const base = await fixtureServer({ '/management/all-coins/?format=json': JSON.stringify(closed) });
+    const { result } = await tryPreset('abantether', 'https://abantether.com', base);
+    expect(result.servedBy.get('USDT')).toBe('nobitex');
+    expect(result.draft.usdt_irt).toBe(105_299);
+    expect(result.sources.find((trial) => trial.name === 'abantether')?.rejected).toMatchObject({
+      'market-closed': 1,
+    });
   });
 });

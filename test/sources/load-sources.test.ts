@@ -257,6 +257,41 @@ failover: { stale_seconds: 10 }
     ]);
   });
 
+  it('refuses a json-http source whose units are not declared, at its place: IRT is never guessed', () => {
+    expect(
+      problemsOf(`sources:
+  - name: exchange
+    kind: json-http
+    url: https://exchange.example/markets
+    mapping:
+      quotes: data
+      key: symbol
+      pair: { separator: "_" }
+      ask: sell
+routes:
+  default: { toman: [exchange] }
+`),
+    ).toEqual([
+      'sources.yaml:8:7: /sources/0/mapping/pair: declare every quote code and its unit in `suffixes`, e.g. { USDT: usdt, TMN: toman, IRR: rial }: nerkh never guesses a unit (IRT is toman on Bitpin and Tabdeal, rial on Nobitex)',
+    ]);
+  });
+
+  it('refuses one URL per market whose round at the exchange limit outlasts the stale time', () => {
+    expect(
+      problemsOf(`sources:
+  - name: book
+    kind: json-http
+    url: https://exchange.example/orderbook/{symbol}_{quote}/
+    max_requests_per_minute: 1
+    mapping: { ask: asks.0.0, pair: { suffixes: { IRT: toman } } }
+routes:
+  default: { toman: [book] }
+`),
+    ).toEqual([
+      "sources.yaml:2:5: /sources/0: a stale time of 120 s is not longer than book's poll interval (9360 s of one URL per market: 156 markets at 1 a minute): its coins would look stale between two polls",
+    ]);
+  });
+
   it('requires a toman route for tether, and some source for every coin', () => {
     expect(
       problemsOf(`${twoSources}routes:
