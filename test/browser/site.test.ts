@@ -340,7 +340,10 @@ describe.skipIf(!chromiumAvailable && !chromiumRequired)('website in Chromium', 
     }
   });
 
-  it('saves screenshots of the overview, the coins list and a coin page in both languages', async () => {
+  // Eight full-page screenshots: seconds on an idle machine, far more beside other browsers.
+  it('saves screenshots of the overview, the coins list and a coin page in both languages', {
+    timeout: 60_000,
+  }, async () => {
     for (const [path, name] of [
       ['/', 'overview'],
       ['/coins', 'coins'],
