@@ -12,16 +12,36 @@ function groupThousands(integerDigits: string): string {
   return integerDigits.replace(/\B(?=(\d{3})+$)/g, ',');
 }
 
-/** `value` rounded to `digits` significant digits, in plain decimal notation (never `1e-7`), grouped. */
+/**
+ * `value` rounded to `digits` significant digits, in plain decimal notation (never `1e-7`), grouped.
+ * Intl rounds the number's shortest decimal form (the one JSON carries: `240375.8751205`), half away
+ * from zero, not the double's exact binary value (`240375.87512049998…`), so this does the same on
+ * the digits of `String(value)`. No library formats without loading ICU (see above).
+ */
 function plainDecimal(value: number, digits: number): string {
-  if (Number(value.toPrecision(digits)) === 0) return '0';
-  // toPrecision rounds the double's exact value once, as Intl does; its exponent form
-  // (`1.234e-7`) is written out here rather than rounded a second time through toFixed.
-  const fixed = expandExponent(value.toPrecision(digits));
-  const [integerPart = '', fraction = ''] = fixed.split('.');
-  const sign = integerPart.startsWith('-') ? '-' : '';
+  const sign = value < 0 ? '-' : '';
+  const rounded = roundSignificant(expandExponent(String(Math.abs(value))), digits);
+  if (/^[0.]*$/.test(rounded)) return '0';
+  const [integerPart = '0', fraction = ''] = rounded.split('.');
   const trimmed = fraction.replace(/0+$/, '');
-  return `${sign}${groupThousands(integerPart.replace('-', ''))}${trimmed === '' ? '' : `.${trimmed}`}`;
+  return `${sign}${groupThousands(integerPart)}${trimmed === '' ? '' : `.${trimmed}`}`;
+}
+
+/** A plain non-negative decimal (`1234.5678`) rounded half away from zero to `digits` significant digits. */
+function roundSignificant(decimal: string, digits: number): string {
+  const [integerPart = '', fraction = ''] = decimal.split('.');
+  const all = integerPart + fraction;
+  const first = all.search(/[1-9]/);
+  if (first === -1 || all.length - first <= digits) return decimal;
+  let kept = all.slice(0, first + digits);
+  let point = integerPart.length;
+  if ((all[first + digits] ?? '0') >= '5') {
+    const carried = (BigInt(kept) + 1n).toString().padStart(kept.length, '0');
+    if (carried.length > kept.length) point += 1;
+    kept = carried;
+  }
+  if (kept.length <= point) return kept + '0'.repeat(point - kept.length);
+  return `${kept.slice(0, point) || '0'}.${kept.slice(point)}`;
 }
 
 /** `1.234e-7` → `0.0000001234`, `1.2e+21` → `1200000000000000000000`; plain text is returned as is. */
