@@ -9,11 +9,15 @@ import { unitRun } from './unit-run.ts';
  * Debian's podman, as it works on these machines (docs/deployment.md#the-image): runc with
  * cgroupfs, and a containers.conf without default ulimits (the defaults are refused here), given
  * to podman and podman-compose through CONTAINERS_CONF; containers run with `--ulimit host`.
- * The image tests skip, saying why, when podman, podman-compose or debootstrap is missing, unless
- * NERKH_REQUIRE_PODMAN=1 (CI), or when NERKH_SKIP_PODMAN gives a reason (CI's second pass: the
+ * The image tests skip, saying why, when podman, podman-compose, debootstrap or iptables is
+ * missing, unless NERKH_REQUIRE_PODMAN=1 (CI: then they fail, naming what is missing), or when NERKH_SKIP_PODMAN gives a reason (CI's second pass: the
  * image is the same whichever Node runs the suite); `npm run test:unit` never runs them.
  */
-const tools = ['/usr/bin/podman', '/usr/bin/podman-compose', '/usr/sbin/debootstrap'];
+// iptables: netavark writes each container network's firewall rules with it; without it every
+// container fails to start, with netavark's bare "No such file or directory".
+const tools = ['/usr/bin/podman', '/usr/bin/podman-compose', '/usr/sbin/debootstrap', '/usr/sbin/iptables'];
+const installCommand =
+  'apt-get install podman podman-compose debootstrap runc netavark aardvark-dns iptables';
 const required = process.env.NERKH_REQUIRE_PODMAN === '1';
 const skipReason = process.env.NERKH_SKIP_PODMAN ?? '';
 const missingTools = tools.filter((tool) => !existsSync(tool));
@@ -24,9 +28,9 @@ if (unitRun) {
 } else if (skipReason !== '') {
   process.stdout.write(`image tests skipped: ${skipReason}\n`);
 } else if (skipPodman) {
-  process.stdout.write(
-    `image tests skipped: ${missingTools.join(', ')} missing (apt-get install podman podman-compose debootstrap runc)\n`,
-  );
+  process.stdout.write(`image tests skipped: ${missingTools.join(', ')} missing (${installCommand})\n`);
+} else if (missingTools.length > 0) {
+  throw new Error(`NERKH_REQUIRE_PODMAN=1, but ${missingTools.join(', ')} missing (${installCommand})`);
 }
 
 const confDir = mkdtempSync(join(tmpdir(), 'nerkh-podman-'));
