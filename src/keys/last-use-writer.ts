@@ -68,13 +68,13 @@ export class KeyUse {
   }
 
   /** The decisions counted and not handed to the store yet, now counted as handed. */
-  takePendingCounts(into: (count: DayCount) => void): void {
+  takePendingCounts(into: (day: number, admitted: number, refused: number) => void): void {
     if (this.#earlier !== undefined) {
-      for (const count of this.#earlier) into(count);
+      for (const count of this.#earlier) into(count.day, count.admitted, count.refused);
       this.#earlier = undefined;
     }
     if (this.#admitted > 0 || this.#refused > 0) {
-      into({ day: this.#day, admitted: this.#admitted, refused: this.#refused });
+      into(this.#day, this.#admitted, this.#refused);
       this.#admitted = 0;
       this.#refused = 0;
     }
@@ -84,11 +84,51 @@ export class KeyUse {
 /** Keys that left the live ones kept for late counts between two flushes, at most. */
 const retiredBound = 10_000;
 
-/** What one key has pending for the store: its last use (epoch ms) and its counts by day. */
-interface Pending {
-  lastUsedMs: number | undefined;
-  /** UTC day (from the epoch) → counts. */
-  days: Map<number, DayCount>;
+/**
+ * What one key has pending for the store: its last use and its counts of one UTC day inline, other
+ * days (a day ended between two flushes) in a list. One small object per key, never a map: a
+ * busy service hands over tens of thousands of keys between two flushes (cache evictions), and a
+ * map per key cost them several times the memory (docs/performance.md).
+ */
+class Pending {
+  /** Epoch ms, or -Infinity for none. */
+  lastUsedMs = Number.NEGATIVE_INFINITY;
+  /** The UTC day (from the epoch) of the inline counts, or -1 before any. */
+  day = -1;
+  admitted = 0;
+  refused = 0;
+  otherDays: DayCount[] | undefined;
+
+  used(ms: number): void {
+    if (ms > this.lastUsedMs) this.lastUsedMs = ms;
+  }
+
+  add(day: number, admitted: number, refused: number): void {
+    if (this.day === -1 || this.day === day) {
+      this.day = day;
+      this.admitted += admitted;
+      this.refused += refused;
+      return;
+    }
+    this.otherDays ??= [];
+    const stored = this.otherDays.find((count) => count.day === day);
+    if (stored === undefined) this.otherDays.push({ day, admitted, refused });
+    else {
+      stored.admitted += admitted;
+      stored.refused += refused;
+    }
+  }
+
+  /** Adds what `other` holds for the same key. */
+  merge(other: Pending): void {
+    this.used(other.lastUsedMs);
+    other.forEachDay((day, admitted, refused) => this.add(day, admitted, refused));
+  }
+
+  forEachDay(each: (day: number, admitted: number, refused: number) => void): void {
+    if (this.day !== -1) each(this.day, this.admitted, this.refused);
+    for (const count of this.otherDays ?? []) each(count.day, count.admitted, count.refused);
+  }
 }
 
 interface LastUseWriterOptions {
@@ -174,22 +214,29 @@ export class LastUseWriter {
   }
 
   async #flushNow(): Promise<void> {
-    const batch = this.#pending;
+    const leftover = this.#pending;
     this.#pending = new Map();
     const retired = this.#retired;
     this.#retired = new Set();
-    for (const keys of [this.#liveKeys(), retired, this.#retiredBefore]) {
-      for (const key of keys) takeInto(batch, key);
-    }
+    const retiredBefore = this.#retiredBefore;
     this.#retiredBefore = retired;
-    if (batch.size === 0) return;
+    // Taken chunk by chunk as the keys are read, never as one batch of every key: a batch of
+    // 100,000 keys' counts held at once cost tens of megabytes of peak memory. A key read twice
+    // (live and retired) may land in two chunks; the stores add counts and keep the later use.
     let chunk = new Map<string, Pending>();
-    for (const [id, pending] of batch) {
-      chunk.set(id, pending);
-      if (chunk.size === this.#flushChunk) {
-        await this.#write(chunk);
-        chunk = new Map();
-        await new Promise((resolve) => setImmediate(resolve));
+    const writeChunk = async () => {
+      await this.#write(chunk);
+      chunk = new Map();
+      await new Promise((resolve) => setImmediate(resolve));
+    };
+    for (const [id, pending] of leftover) {
+      merge(chunk, id, pending);
+      if (chunk.size >= this.#flushChunk) await writeChunk();
+    }
+    for (const keys of [this.#liveKeys(), retired, retiredBefore]) {
+      for (const key of keys) {
+        takeInto(chunk, key);
+        if (chunk.size >= this.#flushChunk) await writeChunk();
       }
     }
     if (chunk.size > 0) await this.#write(chunk);
@@ -199,10 +246,12 @@ export class LastUseWriter {
     const lastUsed = new Map<string, string>();
     const usage: KeyDayUsage[] = [];
     for (const [keyId, pending] of chunk) {
-      if (pending.lastUsedMs !== undefined) lastUsed.set(keyId, new Date(pending.lastUsedMs).toISOString());
-      for (const { day, admitted, refused } of pending.days.values()) {
-        usage.push({ keyId, day: dayOf(day), admitted, refused });
+      if (pending.lastUsedMs !== Number.NEGATIVE_INFINITY) {
+        lastUsed.set(keyId, new Date(pending.lastUsedMs).toISOString());
       }
+      pending.forEachDay((day, admitted, refused) => {
+        usage.push({ keyId, day: dayOf(day), admitted, refused });
+      });
     }
     try {
       await this.#store.recordApiKeyUse(lastUsed, usage);
@@ -220,38 +269,25 @@ export class LastUseWriter {
 function takeInto(batch: Map<string, Pending>, key: KeyUse): void {
   const lastUsedMs = key.takePendingUse();
   let pending = batch.get(key.id);
-  key.takePendingCounts((count) => {
+  key.takePendingCounts((day, admitted, refused) => {
     pending ??= pendingOf(batch, key.id);
-    addCount(pending.days, count);
+    pending.add(day, admitted, refused);
   });
   if (lastUsedMs === undefined) return;
   pending ??= pendingOf(batch, key.id);
-  pending.lastUsedMs = Math.max(pending.lastUsedMs ?? lastUsedMs, lastUsedMs);
+  pending.used(lastUsedMs);
 }
 
 function pendingOf(batch: Map<string, Pending>, id: string): Pending {
   let pending = batch.get(id);
   if (pending === undefined) {
-    pending = { lastUsedMs: undefined, days: new Map() };
+    pending = new Pending();
     batch.set(id, pending);
   }
   return pending;
 }
 
-function addCount(days: Map<number, DayCount>, count: DayCount): void {
-  const stored = days.get(count.day);
-  if (stored === undefined) days.set(count.day, { ...count });
-  else {
-    stored.admitted += count.admitted;
-    stored.refused += count.refused;
-  }
-}
-
 /** Adds `pending` (of key `id`) to what `into` holds for that key. */
 function merge(into: Map<string, Pending>, id: string, pending: Pending): void {
-  const target = pendingOf(into, id);
-  if (pending.lastUsedMs !== undefined) {
-    target.lastUsedMs = Math.max(target.lastUsedMs ?? pending.lastUsedMs, pending.lastUsedMs);
-  }
-  for (const count of pending.days.values()) addCount(target.days, count);
+  pendingOf(into, id).merge(pending);
 }

@@ -79,6 +79,30 @@ describe('LastUseWriter', () => {
     );
   });
 
+  it('writes what a failed flush kept in chunks as small as the others, none lost', async () => {
+    const batches: string[][] = [];
+    let storeUp = false;
+    const keys = Array.from({ length: 5 }, (_, i) => new KeyUse(`k${i}`));
+    for (const key of keys) key.used(at('2025-01-01T00:00:00Z'));
+    const writer = new LastUseWriter({
+      store: {
+        async recordApiKeyUse(lastUsed) {
+          if (!storeUp) throw new Error('store is down');
+          batches.push([...lastUsed.keys()]);
+        },
+      },
+      logger: createLogger('silent'),
+      liveKeys: () => keys,
+      flushChunk: 2,
+    });
+    onTestFinished(() => writer.close());
+    await writer.flush();
+    storeUp = true;
+    await writer.flush();
+    expect(batches.map((batch) => batch.length)).toEqual([2, 2, 1]);
+    expect(batches.flat().sort()).toEqual(keys.map((key) => key.id));
+  });
+
   it('writes every flush period once started, and what is left at close', async () => {
     const store = new RecordingStore();
     const key = new KeyUse('k');
