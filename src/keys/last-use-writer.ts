@@ -140,6 +140,11 @@ interface LastUseWriterOptions {
   flushMs?: number;
   /** Keys per last-use transaction (default 500; docs/decisions/0037-background-work-in-small-steps.md). */
   flushChunk?: number;
+  /**
+   * Keys that left the live ones whose use waits to be written, beyond which it is written at once
+   * rather than at the next flush (default 10,000).
+   */
+  heldBound?: number;
 }
 
 /**
@@ -147,8 +152,9 @@ interface LastUseWriterOptions {
  * close, so serving a request never waits on a store write. The live keys hold their own last use
  * and counts (`KeyUse`). A key that leaves them (a cache drop or eviction) is handed over
  * (`keep`): what it holds is taken at once, and it is read again at the next two flushes, since
- * a request that held it may still count a decision (a shared limiter answers later). A batch the
- * store fails to write is kept for the next flush, so an outage loses no counts.
+ * a request that held it may still count a decision (a shared limiter answers later). What keys
+ * that left hold is written sooner once 10,000 of them wait (more keys in use than the cache
+ * holds). A batch the store fails to write is kept for the next flush, so an outage loses no counts.
  */
 export class LastUseWriter {
   readonly #store: Pick<ApiKeyStore, 'recordApiKeyUse'>;
@@ -165,6 +171,14 @@ export class LastUseWriter {
   #timer: NodeJS.Timeout | undefined;
   /** The last flush asked for (it runs after the ones before it). */
   #flushing: Promise<void> | undefined;
+  readonly #heldBound: number;
+  /** A write of the held keys is asked for and has not started. */
+  #heldWriteQueued = false;
+  /**
+   * The last write failed: held keys then wait for the flush period (which tries again), rather
+   * than asking a store that is down again at every eviction.
+   */
+  #storeFailing = false;
 
   constructor(options: LastUseWriterOptions) {
     this.#store = options.store;
@@ -172,6 +186,7 @@ export class LastUseWriter {
     this.#liveKeys = options.liveKeys;
     this.#flushMs = options.flushMs ?? 30_000;
     this.#flushChunk = options.flushChunk ?? 500;
+    this.#heldBound = options.heldBound ?? 10_000;
   }
 
   /** Starts writing every `flushMs`. */
@@ -196,6 +211,7 @@ export class LastUseWriter {
       takeInto(this.#pending, key);
       if (this.#retired.size < retiredBound) this.#retired.add(key);
     }
+    this.#writeHeldSoon();
   }
 
   /**
@@ -214,26 +230,50 @@ export class LastUseWriter {
   }
 
   async #flushNow(): Promise<void> {
-    const leftover = this.#pending;
+    const held = this.#pending;
     this.#pending = new Map();
     const retired = this.#retired;
     this.#retired = new Set();
     const retiredBefore = this.#retiredBefore;
     this.#retiredBefore = retired;
-    // Taken chunk by chunk as the keys are read, never as one batch of every key: a batch of
-    // 100,000 keys' counts held at once cost tens of megabytes of peak memory. A key read twice
-    // (live and retired) may land in two chunks; the stores add counts and keep the later use.
+    await this.#writeChunked(held, [this.#liveKeys(), retired, retiredBefore]);
+  }
+
+  /**
+   * Writes what keys that left the live ones hold now, before the flush period ends, once
+   * `heldBound` of them wait: with more keys in use than the cache holds, every request may evict
+   * one, and what they hold would otherwise grow with the keys until the next flush.
+   */
+  #writeHeldSoon(): void {
+    if (this.#heldWriteQueued || this.#storeFailing || this.#pending.size < this.#heldBound) return;
+    this.#heldWriteQueued = true;
+    const written = (this.#flushing ?? Promise.resolve()).then(() => {
+      this.#heldWriteQueued = false;
+      const held = this.#pending;
+      this.#pending = new Map();
+      return this.#writeChunked(held, []);
+    });
+    this.#flushing = written;
+  }
+
+  /**
+   * Writes `held`, then what `keySources` hold, `flushChunk` keys a transaction, taking each key's
+   * use only as its chunk fills: never one batch of every key, which for 100,000 keys cost tens of
+   * megabytes of peak memory. A key read twice (live and retired) may land in two chunks; the
+   * stores add counts and keep the later use.
+   */
+  async #writeChunked(held: Map<string, Pending>, keySources: Iterable<KeyUse>[]): Promise<void> {
     let chunk = new Map<string, Pending>();
     const writeChunk = async () => {
       await this.#write(chunk);
       chunk = new Map();
       await new Promise((resolve) => setImmediate(resolve));
     };
-    for (const [id, pending] of leftover) {
+    for (const [id, pending] of held) {
       merge(chunk, id, pending);
       if (chunk.size >= this.#flushChunk) await writeChunk();
     }
-    for (const keys of [this.#liveKeys(), retired, retiredBefore]) {
+    for (const keys of keySources) {
       for (const key of keys) {
         takeInto(chunk, key);
         if (chunk.size >= this.#flushChunk) await writeChunk();
@@ -255,7 +295,9 @@ export class LastUseWriter {
     }
     try {
       await this.#store.recordApiKeyUse(lastUsed, usage);
+      this.#storeFailing = false;
     } catch (error) {
+      this.#storeFailing = true;
       this.#logger.error(
         { err: error },
         'writing API key last-use times and usage failed; kept for the next flush',

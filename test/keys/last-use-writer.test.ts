@@ -103,6 +103,51 @@ describe('LastUseWriter', () => {
     expect(batches.flat().sort()).toEqual(keys.map((key) => key.id));
   });
 
+  it('writes what evicted keys hold at once when many wait, not at the next flush', async () => {
+    const store = new RecordingStore();
+    const writer = new LastUseWriter({
+      store,
+      logger: createLogger('silent'),
+      liveKeys: () => [],
+      flushMs: 60_000,
+      heldBound: 3,
+    });
+    onTestFinished(() => writer.close());
+    writer.start();
+    const evicted = Array.from({ length: 3 }, (_, i) => new KeyUse(`k${i}`));
+    for (const key of evicted) key.used(at('2025-01-01T00:00:00Z'));
+    writer.keep(evicted.slice(0, 2));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(store.batches).toEqual([]);
+    writer.keep(evicted.slice(2));
+    await vi.waitFor(() => expect(store.batches).toHaveLength(1));
+    expect([...(store.batches[0] as Map<string, string>).keys()]).toEqual(['k0', 'k1', 'k2']);
+  });
+
+  it('does not ask a failing store again at every eviction: the next flush tries again', async () => {
+    let calls = 0;
+    const writer = new LastUseWriter({
+      store: {
+        async recordApiKeyUse() {
+          calls++;
+          throw new Error('store is down');
+        },
+      },
+      logger: createLogger('silent'),
+      liveKeys: () => [],
+      heldBound: 1,
+    });
+    const evicted = Array.from({ length: 5 }, (_, i) => new KeyUse(`k${i}`));
+    for (const key of evicted) key.used(at('2025-01-01T00:00:00Z'));
+    writer.keep(evicted.slice(0, 1));
+    await vi.waitFor(() => expect(calls).toBe(1));
+    for (const key of evicted.slice(1)) writer.keep([key]);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(calls).toBe(1);
+    await writer.flush();
+    expect(calls).toBe(2);
+  });
+
   it('writes every flush period once started, and what is left at close', async () => {
     const store = new RecordingStore();
     const key = new KeyUse('k');
