@@ -367,7 +367,15 @@ describe.skipIf(skipPodman)('compose.yaml on the image', () => {
       const stop = await compose(['stop', '--timeout', '20']);
       expect(stop.code, stop.stderr).toBe(0);
       for (const service of ['api-1', 'api-2', 'collector-1', 'collector-2']) {
-        expect(await podman(['inspect', '--format', '{{.State.ExitCode}}', containerOf(service)])).toBe('0');
+        // How it ended, to tell a stop cut short (137: killed after the timeout) from a crash, an
+        // out-of-memory kill or a restart.
+        const state = await podman([
+          'inspect',
+          '--format',
+          '{{.State.ExitCode}} oom={{.State.OOMKilled}} restarts={{.RestartCount}} started={{.State.StartedAt}} finished={{.State.FinishedAt}}',
+          containerOf(service),
+        ]);
+        expect(state.split(' ')[0], `${service}: ${state}`).toBe('0');
       }
     },
     5 * minutes,
