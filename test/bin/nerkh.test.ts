@@ -20,7 +20,6 @@ describe('bin/nerkh.js run as a command', () => {
       '--max-semi-space-size=2',
       '--heap-growing-percent=20',
       '--no-memory-reducer',
-      '--single-threaded-gc',
     ]);
     expect(stdout).toContain('Usage: nerkh');
   });
