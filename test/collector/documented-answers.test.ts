@@ -1,16 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/collector/catalog-file.ts';
-import { startPipeline } from '../../src/collector/pipeline.ts';
-import { loadConfig } from '../../src/config.ts';
 import type { Snapshot } from '../../src/domain/rates.ts';
-import { createLogger } from '../../src/logger.ts';
-import { parseSources } from '../../src/sources/load-sources.ts';
-import { openStore } from '../../src/store/open-store.ts';
 import { type ScriptedAnswer, startAnswerServer } from '../support/answer-server.ts';
 import { fixture } from '../support/fixtures.ts';
+import { startSourcesPipeline } from '../support/sources-pipeline.ts';
 
 /**
  * The exchanges' own documented and recorded answers (test/fixtures/, each README names its
@@ -27,21 +20,12 @@ afterEach(async () => {
 
 /** The first snapshot that prices every coin of `catalog`, with `sourcesText` pointed at `url`. */
 async function publishedFrom(sourcesText: string): Promise<Snapshot> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'nerkh-documented-'));
-  cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
-  const config = loadConfig({ NERKH_DATA_DIR: dataDir, NERKH_PUBLIC_URL: 'https://rates.example' });
-  const store = await openStore(config);
-  cleanups.push(() => store.close());
-  const sources = parseSources(sourcesText, 'sources.yaml', { catalog, env: {} });
-  const pipeline = await startPipeline({
-    config,
+  const { store } = await startSourcesPipeline({
     catalog,
-    sources,
-    store: store.snapshots,
-    logger: createLogger('silent'),
+    sourcesText,
     tuning: { refreshMs: 100, statusIntervalMs: 100, firstCommitGraceMs: 5_000, pollMs: 50, minPollMs: 50 },
+    onCleanup: (cleanup) => cleanups.push(cleanup),
   });
-  cleanups.push(() => pipeline.stop());
   const deadline = Date.now() + 5_000;
   while (Date.now() < deadline) {
     const latest = await store.snapshots.latestSnapshot();

@@ -16,6 +16,7 @@ import { parseSources } from '../../src/sources/load-sources.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import type { OpenedStore } from '../../src/store/types.ts';
 import { againstSimulator } from '../support/simulated-sources.ts';
+import { startSourcesPipeline } from '../support/sources-pipeline.ts';
 
 /** End to end over real sockets: simulator → Binance/Nobitex adapters → collector → SQLite. */
 
@@ -323,23 +324,13 @@ describe('pipeline with a sources file, against the simulator', () => {
     return toman > 0 ? toman : null;
   };
 
-  async function startWith(sim: ExchangeSimulator, sourcesText: string) {
-    const dataDir = mkdtempSync(join(tmpdir(), 'nerkh-pipeline-sources-'));
-    cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
-    const config = loadConfig({ NERKH_DATA_DIR: dataDir, NERKH_PUBLIC_URL: 'https://rates.example' });
-    const store = await openStore(config);
-    cleanups.push(() => store.close());
-    const sources = parseSources(againstSimulator(sim, sourcesText), 'sources.yaml', { catalog, env: {} });
-    const pipeline = await startPipeline({
-      config,
+  function startWith(sim: ExchangeSimulator, sourcesText: string) {
+    return startSourcesPipeline({
       catalog,
-      sources,
-      store: store.snapshots,
-      logger: createLogger('silent'),
+      sourcesText: againstSimulator(sim, sourcesText),
       tuning: { refreshMs: 150, statusIntervalMs: 100, firstCommitGraceMs: 2000, pollMs: 50, minPollMs: 50 },
+      onCleanup: (cleanup) => cleanups.push(cleanup),
     });
-    cleanups.push(() => pipeline.stop());
-    return { store, pipeline };
   }
 
   async function simulator() {
