@@ -41,6 +41,25 @@ export interface CommitOutcome {
   last_ok_at: string | null;
 }
 
+/**
+ * A source's price of a coin held at a unit-sized level (docs/operations.md#held-prices): not
+ * published until another source quotes the same level or the operator accepts it.
+ */
+export interface HeldPrice {
+  symbol: string;
+  currency: 'usdt' | 'toman';
+  source: string;
+  /** The level the source quotes now. */
+  price: number;
+  /** What it was compared with: the source's own last accepted price, or the other sources' median. */
+  reference: number;
+  reason: 'own-price' | 'other-sources';
+  /** When the hold began (ISO 8601). */
+  since: string;
+  /** The source pricing the coin's row meanwhile; the held source itself when no other can (its last price). */
+  served_by: string | null;
+}
+
 export interface CollectorStatus {
   /** When the collector wrote this report (ISO 8601); a stale report means a dead collector. */
   reported_at: string;
@@ -49,4 +68,6 @@ export interface CollectorStatus {
   sources: SourceHealth[];
   /** The last commit's outcome; absent before this collector's first commit (and in older reports). */
   last_commit?: CommitOutcome;
+  /** Prices held at a unit-sized level now; absent in reports of older collectors. */
+  held?: HeldPrice[];
 }

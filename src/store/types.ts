@@ -5,6 +5,7 @@ import type { ApiKeyRecord } from './api-key-record.ts';
 import type { CollectorStatus } from './collector-status.ts';
 import type { KeyRequest, KeyRequestDecision, KeyRequestDraft, KeyRequestStatus } from './key-request.ts';
 import type { KeyDayUsage, KeyUsageQuery } from './key-usage.ts';
+import type { PriceAcceptance, PriceAcceptanceDraft } from './price-acceptance.ts';
 
 /**
  * Storage capabilities, one interface each (docs/architecture.md#backends), with a SQLite implementation (the embedded
@@ -31,6 +32,16 @@ export interface SnapshotStore {
 export interface CollectorStatusStore {
   putCollectorStatus(status: CollectorStatus): Promise<void>;
   getCollectorStatus(): Promise<CollectorStatus | null>;
+}
+
+/**
+ * The operator's acceptances of held prices (`nerkh prices accept`), written by the CLI and read by
+ * the collector, kept as the audit trail (docs/operations.md#held-prices).
+ */
+export interface PriceAcceptanceStore {
+  recordPriceAcceptance(draft: PriceAcceptanceDraft, now?: Date): Promise<PriceAcceptance>;
+  /** Acceptances with an id above `afterId` recorded at or after `since` (ISO 8601), oldest first. */
+  priceAcceptances(query: { afterId?: number; since?: string }): Promise<PriceAcceptance[]>;
 }
 
 /** Key requests from the contact page, read and decided by the operator (`nerkh requests`). */
@@ -125,12 +136,12 @@ export interface CollectorLease {
    * The stores the leader of `term` commits through: each commit and health report is written only
    * while `term` is the current term, else it fails with StaleTermError (a deposed leader's late write).
    */
-  storeFor(term: number): SnapshotStore & CollectorStatusStore;
+  storeFor(term: number): SnapshotStore & CollectorStatusStore & PriceAcceptanceStore;
 }
 
 /** Every storage capability, on the one backend the configuration selects. */
 export interface OpenedStore {
-  snapshots: SnapshotStore & CollectorStatusStore;
+  snapshots: SnapshotStore & CollectorStatusStore & PriceAcceptanceStore;
   keys: ApiKeyStore;
   keyRequests: KeyRequestStore;
   /**

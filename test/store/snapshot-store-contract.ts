@@ -1,7 +1,12 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { SnapshotDraft } from '../../src/domain/rates.ts';
 import type { CollectorStatus } from '../../src/store/collector-status.ts';
-import type { CollectorStatusStore, OpenedStore, SnapshotStore } from '../../src/store/types.ts';
+import type {
+  CollectorStatusStore,
+  OpenedStore,
+  PriceAcceptanceStore,
+  SnapshotStore,
+} from '../../src/store/types.ts';
 
 export function draftAt(
   minute: number,
@@ -62,7 +67,7 @@ export function describeSnapshotStoreContract(
   open: () => Promise<Pick<OpenedStore, 'snapshots' | 'close'>>,
 ): void {
   describe(`${name}: snapshot store contract`, () => {
-    let store: SnapshotStore & CollectorStatusStore;
+    let store: SnapshotStore & CollectorStatusStore & PriceAcceptanceStore;
     beforeEach(async () => {
       const opened = await open();
       store = opened.snapshots;
@@ -207,6 +212,49 @@ export function describeSnapshotStoreContract(
       };
       await store.putCollectorStatus(ok);
       expect((await store.getCollectorStatus())?.last_commit).toEqual(ok.last_commit);
+    });
+
+    it('keeps the held prices in the report', async () => {
+      const held: CollectorStatus = {
+        ...status,
+        held: [
+          {
+            symbol: 'SHIB',
+            currency: 'toman',
+            source: 'nobitex',
+            price: 1.52,
+            reference: 0.00152,
+            reason: 'own-price',
+            since: '2026-03-01T10:05:00.000Z',
+            served_by: 'binance',
+          },
+        ],
+      };
+      await store.putCollectorStatus(held);
+      expect((await store.getCollectorStatus())?.held).toEqual(held.held);
+    });
+
+    it("keeps the operator's price acceptances, read after an id and since a time, oldest first", async () => {
+      const draft = {
+        symbol: 'SHIB',
+        currency: 'toman' as const,
+        source: 'nobitex',
+        price: 1.52,
+        operator: 'sara',
+        reason: 'Nobitex moved SHIB to a per-coin market',
+      };
+      expect(await store.priceAcceptances({})).toEqual([]);
+      const first = await store.recordPriceAcceptance(draft, new Date('2026-03-01T10:00:00.000Z'));
+      const second = await store.recordPriceAcceptance(
+        { ...draft, symbol: 'BTC', currency: 'usdt', source: 'binance', price: 640_000.5 },
+        new Date('2026-03-01T11:00:00.000Z'),
+      );
+      expect(first).toEqual({ ...draft, id: first.id, accepted_at: '2026-03-01T10:00:00.000Z' });
+      expect(second.id).toBeGreaterThan(first.id);
+      expect(await store.priceAcceptances({})).toEqual([first, second]);
+      expect(await store.priceAcceptances({ afterId: first.id })).toEqual([second]);
+      expect(await store.priceAcceptances({ since: '2026-03-01T10:30:00.000Z' })).toEqual([second]);
+      expect(await store.priceAcceptances({ afterId: second.id })).toEqual([]);
     });
   });
 }

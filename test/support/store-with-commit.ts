@@ -1,11 +1,11 @@
 import type { MemorySnapshotStore } from '../../src/store/memory/snapshot-store.ts';
-import type { CollectorStatusStore, SnapshotStore } from '../../src/store/types.ts';
+import type { CollectorStatusStore, PriceAcceptanceStore, SnapshotStore } from '../../src/store/types.ts';
 
 /** `store` with its commits made by `commitSnapshot` instead (one that waits, or fails), the rest as is. */
 export function storeWithCommit(
   store: MemorySnapshotStore,
   commitSnapshot: SnapshotStore['commitSnapshot'],
-): SnapshotStore & CollectorStatusStore {
+): SnapshotStore & CollectorStatusStore & PriceAcceptanceStore {
   return {
     commitSnapshot,
     latestSnapshot: () => store.latestSnapshot(),
@@ -14,5 +14,7 @@ export function storeWithCommit(
     priceHistories: (range) => store.priceHistories(range),
     putCollectorStatus: (status) => store.putCollectorStatus(status),
     getCollectorStatus: () => store.getCollectorStatus(),
+    recordPriceAcceptance: (draft, now) => store.recordPriceAcceptance(draft, now),
+    priceAcceptances: (query) => store.priceAcceptances(query),
   };
 }

@@ -1,11 +1,13 @@
 import { type HistoryRange, type PricePoint, seriesBySymbol } from '../../domain/price-history.ts';
 import type { Snapshot, SnapshotDraft } from '../../domain/rates.ts';
 import type { CollectorStatus } from '../collector-status.ts';
-import type { CollectorStatusStore, SnapshotStore } from '../types.ts';
+import type { PriceAcceptance, PriceAcceptanceDraft } from '../price-acceptance.ts';
+import type { CollectorStatusStore, PriceAcceptanceStore, SnapshotStore } from '../types.ts';
 
 /** In-memory twin of SqliteSnapshotStore for tests: same contract, nothing survives the process. */
-export class MemorySnapshotStore implements SnapshotStore, CollectorStatusStore {
+export class MemorySnapshotStore implements SnapshotStore, CollectorStatusStore, PriceAcceptanceStore {
   #snapshots: Snapshot[] = [];
+  readonly #acceptances: PriceAcceptance[] = [];
   #status: CollectorStatus | null = null;
   #nextId = 1;
 
@@ -62,5 +64,18 @@ export class MemorySnapshotStore implements SnapshotStore, CollectorStatusStore 
 
   async getCollectorStatus(): Promise<CollectorStatus | null> {
     return this.#status ? structuredClone(this.#status) : null;
+  }
+
+  async recordPriceAcceptance(draft: PriceAcceptanceDraft, now = new Date()): Promise<PriceAcceptance> {
+    const acceptance = { ...draft, id: this.#acceptances.length + 1, accepted_at: now.toISOString() };
+    this.#acceptances.push(acceptance);
+    return { ...acceptance };
+  }
+
+  async priceAcceptances(query: { afterId?: number; since?: string }): Promise<PriceAcceptance[]> {
+    const { afterId = 0, since } = query;
+    return this.#acceptances
+      .filter((entry) => entry.id > afterId && (since === undefined || entry.accepted_at >= since))
+      .map((entry) => ({ ...entry }));
   }
 }

@@ -1,5 +1,11 @@
 import type pg from 'pg';
-import type { CollectorLeader, CollectorLease, CollectorStatusStore, SnapshotStore } from '../types.ts';
+import type {
+  CollectorLeader,
+  CollectorLease,
+  CollectorStatusStore,
+  PriceAcceptanceStore,
+  SnapshotStore,
+} from '../types.ts';
 import { PostgresSnapshotStore } from './snapshot-store.ts';
 
 interface LeaseRow {
@@ -87,7 +93,7 @@ export class PostgresCollectorLease implements CollectorLease {
     return row === undefined || Number(row.term) === 0 ? null : leaderOf(row);
   }
 
-  storeFor(term: number): SnapshotStore & CollectorStatusStore {
+  storeFor(term: number): SnapshotStore & CollectorStatusStore & PriceAcceptanceStore {
     return new PostgresSnapshotStore(this.pool, this.retention, term);
   }
 }

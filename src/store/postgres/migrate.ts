@@ -4,6 +4,7 @@ import { snapshotSource } from './migrations/0002-snapshot-source.ts';
 import { collectorLeaseAndChangeNotices } from './migrations/0003-collector-lease-and-change-notices.ts';
 import { pricePoints } from './migrations/0004-price-points.ts';
 import { apiKeyUsage } from './migrations/0005-api-key-usage.ts';
+import { priceAcceptances } from './migrations/0006-price-acceptances.ts';
 import type { Migration } from './migrations/types.ts';
 import { reasonOf } from './pool.ts';
 
@@ -14,6 +15,7 @@ export const schemaMigrations: readonly Migration[] = [
   collectorLeaseAndChangeNotices,
   pricePoints,
   apiKeyUsage,
+  priceAcceptances,
 ];
 
 /**

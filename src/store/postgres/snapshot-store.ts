@@ -2,8 +2,9 @@ import type pg from 'pg';
 import { type HistoryRange, type PricePoint, seriesBySymbol } from '../../domain/price-history.ts';
 import type { RateRow, Snapshot, SnapshotDraft } from '../../domain/rates.ts';
 import type { CollectorStatus } from '../collector-status.ts';
+import type { PriceAcceptance, PriceAcceptanceDraft } from '../price-acceptance.ts';
 import { StaleTermError } from '../stale-term-error.ts';
-import type { CollectorStatusStore, SnapshotStore } from '../types.ts';
+import type { CollectorStatusStore, PriceAcceptanceStore, SnapshotStore } from '../types.ts';
 
 interface SnapshotRow {
   /** bigint columns arrive as strings (they may exceed 2^53); ours never do. */
@@ -89,7 +90,7 @@ interface HistoryRow {
   sell_irt: string | null;
 }
 
-export class PostgresSnapshotStore implements SnapshotStore, CollectorStatusStore {
+export class PostgresSnapshotStore implements SnapshotStore, CollectorStatusStore, PriceAcceptanceStore {
   /**
    * @param term the collector lease term every write is fenced by (`CollectorLease.storeFor`), or
    * null for a store that readers, tools and tests use without being elected.
@@ -167,5 +168,28 @@ export class PostgresSnapshotStore implements SnapshotStore, CollectorStatusStor
       'SELECT report FROM collector_status WHERE id = 1',
     );
     return rows[0]?.report ?? null;
+  }
+
+  async recordPriceAcceptance(draft: PriceAcceptanceDraft, now = new Date()): Promise<PriceAcceptance> {
+    const { symbol, currency, source, price, operator, reason } = draft;
+    const { rows } = await this.pool.query<{ id: string }>(
+      `INSERT INTO price_acceptances (symbol, currency, source, price, operator, reason, accepted_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
+      [symbol, currency, source, price, operator, reason, now.toISOString()],
+    );
+    return { ...draft, id: Number(rows[0]?.id), accepted_at: now.toISOString() };
+  }
+
+  async priceAcceptances(query: { afterId?: number; since?: string }): Promise<PriceAcceptance[]> {
+    const { rows } = await this.pool.query<
+      Omit<PriceAcceptance, 'id' | 'accepted_at'> & { id: string; accepted_at: Date }
+    >(
+      `SELECT id, symbol, currency, source, price, operator, reason, accepted_at
+       FROM price_acceptances
+       WHERE id > $1 AND ($2::timestamptz IS NULL OR accepted_at >= $2::timestamptz)
+       ORDER BY id`,
+      [query.afterId ?? 0, query.since ?? null],
+    );
+    return rows.map((row) => ({ ...row, id: Number(row.id), accepted_at: row.accepted_at.toISOString() }));
   }
 }

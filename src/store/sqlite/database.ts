@@ -106,6 +106,19 @@ const migrations: readonly string[] = [
      PRIMARY KEY (key_id, day)
    ) WITHOUT ROWID;
    CREATE INDEX api_key_usage_day ON api_key_usage (day);`,
+  // The operator's acceptances of held prices (docs/operations.md#held-prices), kept as their audit
+  // trail: the collector reads the recent ones, nothing deletes them.
+  `CREATE TABLE price_acceptances (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     symbol TEXT NOT NULL,
+     currency TEXT NOT NULL CHECK (currency IN ('usdt', 'toman')),
+     source TEXT NOT NULL,
+     price REAL NOT NULL CHECK (price > 0),
+     operator TEXT NOT NULL,
+     reason TEXT NOT NULL,
+     accepted_at TEXT NOT NULL
+   );
+   CREATE INDEX price_acceptances_time ON price_acceptances (accepted_at);`,
 ];
 
 /**

@@ -1,7 +1,8 @@
 import { type HistoryRange, type PricePoint, seriesBySymbol } from '../../domain/price-history.ts';
 import type { RateRow, Snapshot, SnapshotDraft } from '../../domain/rates.ts';
 import type { CollectorStatus } from '../collector-status.ts';
-import type { CollectorStatusStore, SnapshotStore } from '../types.ts';
+import type { PriceAcceptance, PriceAcceptanceDraft } from '../price-acceptance.ts';
+import type { CollectorStatusStore, PriceAcceptanceStore, SnapshotStore } from '../types.ts';
 import type { SqliteDatabase } from './database.ts';
 
 interface SnapshotRow {
@@ -23,7 +24,7 @@ const historySql = `SELECT p.symbol, s.updated_at AS at, p.sell_usdt, p.sell_irt
        FROM snapshots s JOIN price_points p ON p.snapshot_id = s.id
        WHERE s.updated_at >= ? AND s.updated_at <= ?`;
 
-export class SqliteSnapshotStore implements SnapshotStore, CollectorStatusStore {
+export class SqliteSnapshotStore implements SnapshotStore, CollectorStatusStore, PriceAcceptanceStore {
   readonly #insert;
   readonly #insertPoint;
   readonly #prune;
@@ -34,6 +35,8 @@ export class SqliteSnapshotStore implements SnapshotStore, CollectorStatusStore 
   readonly #commit;
   readonly #historyOfAll;
   readonly #historyOfOne;
+  readonly #insertAcceptance;
+  readonly #acceptances;
 
   constructor(
     db: SqliteDatabase,
@@ -57,6 +60,14 @@ export class SqliteSnapshotStore implements SnapshotStore, CollectorStatusStore 
     this.#historyOfAll = db.prepare<[string, string], HistoryRow>(`${historySql} ORDER BY s.id`);
     this.#historyOfOne = db.prepare<[string, string, string], HistoryRow>(
       `${historySql} AND p.symbol = ? ORDER BY s.id`,
+    );
+    this.#insertAcceptance = db.prepare<[string, string, string, number, string, string, string], never>(
+      `INSERT INTO price_acceptances (symbol, currency, source, price, operator, reason, accepted_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.#acceptances = db.prepare<[number, string], PriceAcceptance>(
+      `SELECT id, symbol, currency, source, price, operator, reason, accepted_at
+       FROM price_acceptances WHERE id > ? AND accepted_at >= ? ORDER BY id`,
     );
     // One transaction: the new row, its points and the pruning become visible together or not at all.
     this.#commit = db.transaction((draft: SnapshotDraft): number => {
@@ -108,5 +119,19 @@ export class SqliteSnapshotStore implements SnapshotStore, CollectorStatusStore 
   async getCollectorStatus(): Promise<CollectorStatus | null> {
     const row = this.#getStatus.get();
     return row ? (JSON.parse(row.report) as CollectorStatus) : null;
+  }
+
+  async recordPriceAcceptance(draft: PriceAcceptanceDraft, now = new Date()): Promise<PriceAcceptance> {
+    const acceptedAt = now.toISOString();
+    const { symbol, currency, source, price, operator, reason } = draft;
+    const id = Number(
+      this.#insertAcceptance.run(symbol, currency, source, price, operator, reason, acceptedAt)
+        .lastInsertRowid,
+    );
+    return { ...draft, id, accepted_at: acceptedAt };
+  }
+
+  async priceAcceptances(query: { afterId?: number; since?: string }): Promise<PriceAcceptance[]> {
+    return this.#acceptances.all(query.afterId ?? 0, query.since ?? '');
   }
 }

@@ -32,6 +32,7 @@ const storeTables = [
   'collector_lease',
   'collector_status',
   'key_requests',
+  'price_acceptances',
   'price_points',
   'schema_migrations',
   'snapshots',
