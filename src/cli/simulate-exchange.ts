@@ -91,8 +91,9 @@ Fault modes: ${SIMULATOR_FAULTS.join(', ')}.
   drop       close WebSocket connections abruptly (and new ones while set); reset HTTP connections
   stall      keep sockets open but send nothing, not even pings; hold HTTP requests unanswered
   malformed  cut-off JSON and events without the price
-  negative, nan, absurd  corrupt the Binance ask (and bid, last) and the Nobitex bestSell:
-             negative, "NaN", or ×1000
+  negative, nan, absurd, times-ten, tenth
+             corrupt the Binance ask (and bid, last), the Nobitex bestSell and the Iranian
+             exchanges' asks: negative, "NaN", or a unit mistake (×1000, ×10, ÷10)
   http-429   HTTP endpoints and WebSocket upgrades answer 429 with Retry-After
   http-5xx   the same with 503
   geo-block  the same with 451 and the exchange's body (Binance's "Service unavailable from a

@@ -115,6 +115,24 @@ export class CoinRouting {
       );
     }
     this.coins = coins;
+    // Each series is checked against the other sources of the same coin in the same currency
+    // (docs/sources.md#the-price-guard); a toman source's own tether quote joins the coin's tether ones.
+    linkPeers(this.tether.route.series);
+    for (const coin of coins) {
+      const companions = coin.toman.series.flatMap((toman) => (toman.companion ? [toman.companion] : []));
+      linkPeers([...new Set([...coin.usdt.series, ...companions])]);
+      linkPeers(coin.toman.series);
+    }
+  }
+
+  /** Every series holding a unit-sized level now (docs/sources.md#held-prices), in source order. */
+  held(): SourceSeries[] {
+    const held: SourceSeries[] = [];
+    for (const bySymbol of this.#series.values()) {
+      for (const series of bySymbol.usdt.values()) if (series.held !== null) held.push(series);
+      for (const series of bySymbol.toman.values()) if (series.held !== null) held.push(series);
+    }
+    return held;
   }
 
   /** The series a quote updates, or undefined when no route asks that source for it. */
@@ -180,4 +198,9 @@ export class CoinRouting {
   usable(series: SourceSeries, now: number): boolean {
     return series.usable(now, this.#timing.staleMs);
   }
+}
+
+/** Gives each series of one coin in one currency the others as its peers. */
+function linkPeers(group: readonly SourceSeries[]): void {
+  for (const series of group) series.peers = group.filter((other) => other !== series);
 }

@@ -5,8 +5,9 @@ import type { Snapshot, SnapshotDraft } from '../domain/rates.ts';
 import type { ConnectionState, FeedListener, Quote, QuoteCurrency, SourceName } from '../feeds/types.ts';
 import type { Logger } from '../logger.ts';
 import { defaultMaxDeviationPct, type SourcesSetup } from '../sources/sources-setup.ts';
-import type { CollectorStatus, CommitOutcome } from '../store/collector-status.ts';
-import type { CollectorStatusStore, SnapshotStore } from '../store/types.ts';
+import type { CollectorStatus, CommitOutcome, HeldPrice } from '../store/collector-status.ts';
+import type { PriceAcceptance } from '../store/price-acceptance.ts';
+import type { CollectorStatusStore, PriceAcceptanceStore, SnapshotStore } from '../store/types.ts';
 import { CoinRouting } from './coin-routing.ts';
 import { CommitSchedule } from './commit-schedule.ts';
 import { DeviationWatch, type SourceDeviation } from './deviation-watch.ts';
@@ -26,7 +27,7 @@ export type CollectorConfig = Pick<
 export interface CollectorOptions {
   catalog: Catalog;
   config: CollectorConfig;
-  store: SnapshotStore & CollectorStatusStore;
+  store: SnapshotStore & CollectorStatusStore & PriceAcceptanceStore;
   logger: Logger;
   /** Epoch milliseconds; default Date.now. */
   clock?: () => number;
@@ -49,14 +50,17 @@ export interface CollectorOptions {
   /** A source with no valid message for this long is reported degraded or down. */
   sourceStaleMs?: number;
   /**
-   * A price beyond the jump guard is accepted once the source has held it (within the guard of
-   * itself) for this long and `jumpConfirmTicks` ticks: a level that persists is the market, not
-   * a corrupt frame, and without this a coin would freeze forever after a real large move (or
-   * after a bad first price).
+   * A price beyond the jump guard, short of a unit-sized factor, that no other source confirms is
+   * accepted once the source has held it (within the guard of itself) for this long and
+   * `jumpConfirmTicks` ticks: a level that persists in a coin's only source is the market, not a
+   * corrupt frame. A unit-sized level is never accepted on time alone (docs/sources.md#the-price-guard).
    */
   jumpConfirmMs?: number;
   jumpConfirmTicks?: number;
 }
+
+/** An operator's acceptance of a held price applies to a hold for this long after it is recorded. */
+const acceptanceLifetimeMs = 3_600_000;
 
 export interface CommitInfo {
   /** Time to build the snapshot from the collector state. */
@@ -93,7 +97,7 @@ export function errorClassOf(error: unknown): string {
  * commits snapshots to the store.
  */
 export class Collector implements FeedListener {
-  readonly #store: SnapshotStore & CollectorStatusStore;
+  readonly #store: SnapshotStore & CollectorStatusStore & PriceAcceptanceStore;
   readonly #logger: Logger;
   readonly #clock: () => number;
   readonly #timers: CollectorTimers;
@@ -119,6 +123,9 @@ export class Collector implements FeedListener {
   #statusTimer: unknown = null;
   #commitChain: Promise<unknown> = Promise.resolve();
   #statusChain: Promise<unknown> = Promise.resolve();
+  /** The operator's acceptances not yet applied to a hold, and the last one read. */
+  #acceptances: PriceAcceptance[] = [];
+  #lastAcceptanceId = 0;
 
   constructor(options: CollectorOptions) {
     const { catalog, config } = options;
@@ -128,15 +135,16 @@ export class Collector implements FeedListener {
     this.#timers = options.timers ?? systemTimers;
     this.#refreshMs = options.refreshMs ?? config.NERKH_REFRESH_SECONDS * 1000;
     this.#statusIntervalMs = options.statusIntervalMs ?? 5000;
+    this.#routing = new CoinRouting(options.sources, catalog);
+    this.#staleMs = this.#routing.staleMs;
     this.#guard = new PriceGuard({
       maxJumpPct: config.NERKH_MAX_JUMP_PCT,
       jumpConfirmMs: options.jumpConfirmMs ?? 300_000,
       jumpConfirmTicks: options.jumpConfirmTicks ?? 5,
+      maxDeviationPct: options.sources.maxDeviationPct ?? defaultMaxDeviationPct,
+      staleMs: this.#staleMs,
       logger: this.#logger,
     });
-
-    this.#routing = new CoinRouting(options.sources, catalog);
-    this.#staleMs = this.#routing.staleMs;
     this.#snapshots = new SnapshotBuilder({ catalog, config, routing: this.#routing });
     this.#health = new SourceHealthRegistry({
       sources: options.sources.sources.map((source) => source.name),
@@ -176,12 +184,15 @@ export class Collector implements FeedListener {
     }
     // usdt_irt is published as a whole toman: a move within one is no move.
     const ask = series.wholeToman ? wholeToman(quote.ask) : quote.ask;
-    const rejection = this.#guard.apply(series, ask, quote.tickTime, quote.source);
+    const now = this.#clock();
+    const wasHeld = series.held !== null;
+    const rejection = this.#guard.apply(series, ask, quote.tickTime, quote.source, now);
     if (rejection !== null) {
       this.#health.rejected(quote.source, rejection);
+      // A newly held source gives its coin up at once, as a refusing one does.
+      if (!wasHeld && series.held !== null) this.#selectSources(now);
       return;
     }
-    const now = this.#clock();
     series.change = quote.changePct;
     this.#health.heard(quote.source, now);
     this.#deviations.observe(quote.source, quote.symbol, quote.currency, ask, now);
@@ -377,6 +388,7 @@ export class Collector implements FeedListener {
       refresh_seconds: this.#refreshMs / 1000,
       sources: this.#health.report(now, counts),
       ...(this.#lastCommit === undefined ? {} : { last_commit: this.#lastCommit }),
+      held: this.held(),
     };
   }
 
@@ -401,9 +413,71 @@ export class Collector implements FeedListener {
     return this.#deviations.deviatingQuotes();
   }
 
+  /** The prices held at a unit-sized level now, with the source serving each coin meanwhile. */
+  held(): HeldPrice[] {
+    const held = this.#routing.held();
+    if (held.length === 0) return [];
+    const servedBy = this.servedBy();
+    return held.map((series) => {
+      const level = series.held as NonNullable<typeof series.held>;
+      return {
+        symbol: series.symbol,
+        currency: series.currency,
+        source: series.source.name,
+        price: level.price,
+        reference: level.reference,
+        reason: level.reason,
+        since: new Date(level.since).toISOString(),
+        served_by: servedBy.get(series.symbol) ?? null,
+      };
+    });
+  }
+
+  /**
+   * Applies the operator's acceptances recorded within the last hour (`nerkh prices accept`) to the
+   * holds they name: each is kept until a hold of its coin, currency and source at its level is
+   * found, or it is an hour old. Read at each health report, so within a few seconds.
+   */
+  async #applyAcceptances(): Promise<void> {
+    const now = this.#clock();
+    const since = new Date(now - acceptanceLifetimeMs).toISOString();
+    const fresh = await this.#store.priceAcceptances({ afterId: this.#lastAcceptanceId, since });
+    if (fresh.length > 0) this.#lastAcceptanceId = (fresh.at(-1) as PriceAcceptance).id;
+    const pending: PriceAcceptance[] = [];
+    for (const acceptance of [...this.#acceptances, ...fresh]) {
+      if (acceptance.accepted_at < since) continue;
+      const series = this.#routing.seriesOf(acceptance.source, acceptance.currency, acceptance.symbol);
+      const previous = series?.price ?? 0;
+      if (series === undefined || !this.#guard.acceptHeld(series, acceptance.price)) {
+        pending.push(acceptance);
+        continue;
+      }
+      this.#logger.warn(
+        {
+          symbol: acceptance.symbol,
+          currency: acceptance.currency,
+          source: acceptance.source,
+          price: series.price,
+          previous,
+          operator: acceptance.operator,
+          reason: acceptance.reason,
+          acceptance_id: acceptance.id,
+        },
+        'held price accepted by the operator; publishing it at the next snapshot',
+      );
+      this.#selectSources(now);
+    }
+    this.#acceptances = pending;
+  }
+
   /** Writes the health report to the store (other instances serve it); logs new rejections. */
   writeStatus(): Promise<void> {
     const run = this.#statusChain.then(async () => {
+      try {
+        await this.#applyAcceptances();
+      } catch (error) {
+        this.#logger.warn({ err: error }, 'reading the operator price acceptances failed');
+      }
       this.#health.logNewRejections();
       try {
         await this.#store.putCollectorStatus(this.status());

@@ -6,7 +6,7 @@ import type { Logger } from '../logger.ts';
 import { createFeed, type FeedTuning } from '../sources/create-feed.ts';
 import { marketRequests } from '../sources/market-codes.ts';
 import type { SourcesSetup } from '../sources/sources-setup.ts';
-import type { CollectorStatusStore, SnapshotStore } from '../store/types.ts';
+import type { CollectorStatusStore, PriceAcceptanceStore, SnapshotStore } from '../store/types.ts';
 import { Collector, type CollectorOptions } from './collector.ts';
 
 /**
@@ -32,7 +32,7 @@ export interface PipelineDeps {
   catalog: Catalog;
   /** The sources file's set-up, or the built-in default. */
   sources: SourcesSetup;
-  store: SnapshotStore & CollectorStatusStore;
+  store: SnapshotStore & CollectorStatusStore & PriceAcceptanceStore;
   logger: Logger;
   tuning?: PipelineTuning;
   /**

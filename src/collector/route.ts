@@ -22,8 +22,8 @@ interface RouteTiming {
 
 /**
  * The sources of one coin in one currency, in the order the sources file gives them, and which of
- * them serves it now. The first usable source serves; when it becomes unusable (refused, or no
- * quote within the stale time) the coin moves at once to the first usable one; it goes back to an
+ * them serves it now. The first usable source serves; when it becomes unusable (refused, no quote
+ * within the stale time, or a unit-sized price held) the coin moves at once to the first usable one; it goes back to an
  * earlier source only once that one has been usable for the return time, so a source that
  * flickers does not drag its coins back and forth. With no source usable, the coin stays where it
  * is and its last price is published (its as_of tells how old it is).
@@ -80,7 +80,9 @@ export class Route {
       }
       const reason = current.source.refused
         ? `refused: ${current.source.refusal}`
-        : `no quote for more than ${Math.round(staleMs / 1000)} s`;
+        : current.held !== null
+          ? `price held: ${heldText(current)}`
+          : `no quote for more than ${Math.round(staleMs / 1000)} s`;
       return this.#moveTo(index, 'failover', reason);
     }
     // Nothing usable: keep serving the last price; before any, take whatever price there is.
@@ -104,4 +106,13 @@ export class Route {
       toPrimary: index === 0,
     };
   }
+}
+
+/** A held level in the failover log's words: "BTC at 640000, 10× its last accepted price 64000". */
+function heldText(series: SourceSeries): string {
+  const held = series.held;
+  if (held === null) return '';
+  const factor = Number((held.price / held.reference).toPrecision(3));
+  const against = held.reason === 'own-price' ? 'its last accepted price' : "the other sources' price";
+  return `${held.price} is ${factor}× ${against} ${held.reference}`;
 }

@@ -74,18 +74,27 @@ export class SourceSeries extends PriceState {
     return first;
   }
 
-  /** May serve the coin at `now`: priced, its source not refusing, and quoted within the stale time. */
+  /**
+   * May serve the coin at `now`: priced, its source not refusing, quoted within the stale time, and
+   * no unit-sized level held (docs/sources.md#held-prices): the next source of the route serves it.
+   */
   usable(now: number, staleMs: number): boolean {
-    return this.price > 0 && !this.source.refused && this.heardAt > 0 && now - this.heardAt <= staleMs;
+    return (
+      this.price > 0 &&
+      this.held === null &&
+      !this.source.refused &&
+      this.heardAt > 0 &&
+      now - this.heardAt <= staleMs
+    );
   }
 
   /** Since when it has been usable without a break (call only when it is usable). */
   usableSince(): number {
-    return Math.max(this.freshSince, this.source.servingSince);
+    return Math.max(this.freshSince, this.source.servingSince, this.releasedAt);
   }
 
   /** A source that has never failed this coin takes it as soon as it is usable; others wait. */
   mustProveItself(): boolean {
-    return this.lapsed || this.source.everRefused;
+    return this.lapsed || this.releasedAt > 0 || this.source.everRefused;
   }
 }

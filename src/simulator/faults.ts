@@ -14,6 +14,8 @@ export const SIMULATOR_FAULTS = [
   'negative',
   'nan',
   'absurd',
+  'times-ten',
+  'tenth',
   'http-429',
   'http-5xx',
   'geo-block',

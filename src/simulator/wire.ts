@@ -28,7 +28,10 @@ import { formatPrice, type Price, type QuotedMarket } from './quoted-markets.ts'
 /** 24 h: the ticker statistics window. */
 const WINDOW_MS = 86_400_000;
 
-/** A price as sent under the current fault: `negative` → "-…", `nan` → "NaN", `absurd` → ×1000. */
+/**
+ * A price as sent under the current fault: `negative` → "-…", `nan` → "NaN", and the unit
+ * mistakes `absurd` → ×1000, `times-ten` → ×10, `tenth` → ÷10.
+ */
 function wirePrice(units: bigint, fault: SimulatorFault): string {
   switch (fault) {
     case 'negative':
@@ -37,6 +40,10 @@ function wirePrice(units: bigint, fault: SimulatorFault): string {
       return 'NaN';
     case 'absurd':
       return formatUnits(units * 1000n);
+    case 'times-ten':
+      return formatUnits(units * 10n);
+    case 'tenth':
+      return formatUnits(units / 10n);
     default:
       return formatUnits(units);
   }
@@ -136,6 +143,10 @@ function rialPrice(rial: number, fault: SimulatorFault): string {
       return 'NaN';
     case 'absurd':
       return String(rial * 1000);
+    case 'times-ten':
+      return String(rial * 10);
+    case 'tenth':
+      return String(rial / 10);
     default:
       return String(rial);
   }
@@ -166,7 +177,10 @@ export const BINANCE_GEO_BLOCK = {
   msg: "Service unavailable from a restricted location according to 'b. Eligibility' in https://www.binance.com/en/terms. Please contact customer service if you believe you received this message in error.",
 };
 
-/** A price as sent under the current fault: `negative` → "-…", `nan` → "NaN", `absurd` → ×1000. */
+/**
+ * A price as sent under the current fault: `negative` → "-…", `nan` → "NaN", and the unit
+ * mistakes `absurd` → ×1000, `times-ten` → ×10, `tenth` → ÷10.
+ */
 export function faultyPrice(price: Price, fault: SimulatorFault): string {
   switch (fault) {
     case 'negative':
@@ -175,6 +189,10 @@ export function faultyPrice(price: Price, fault: SimulatorFault): string {
       return 'NaN';
     case 'absurd':
       return formatPrice({ ...price, units: price.units * 1000n });
+    case 'times-ten':
+      return formatPrice({ ...price, units: price.units * 10n });
+    case 'tenth':
+      return formatPrice({ units: price.units / 10n, decimals: Math.min(8, price.decimals + 1) });
     default:
       return formatPrice(price);
   }

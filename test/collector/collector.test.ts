@@ -187,12 +187,12 @@ describe('Collector: bad ticks', () => {
       binance: {
         'not-a-number': 1,
         'not-positive': 2,
-        'absurd-jump': 2,
+        'unit-held': 2,
         'stale-tick': 1,
         unrouted: 1,
         'malformed-frame': 1,
       },
-      nobitex: { 'absurd-jump': 1 },
+      nobitex: { 'unit-held': 1 },
     });
     const sources = collector.status().sources;
     expect(sources.find((s) => s.source === 'binance')?.rejected).toBe(8);
@@ -660,5 +660,119 @@ failover: { stale_seconds: 60, return_after_seconds: 300 }
         count: 1,
       }),
     ]);
+  });
+
+  it('holds a source quoting ×1,000, prices its coins from the next source, and names it in health', () => {
+    const { collector, time, allQuote, quote, sellUsdt, moves } = failoverSetup();
+    allQuote();
+    expect(sellUsdt().DOGE).toBe(0.12);
+    // Binance starts quoting DOGE per 1,000 coins and keeps it up for ten minutes.
+    for (let second = 0; second < 600; second += 10) {
+      time.now += 10_000;
+      allQuote(false);
+      quote('binance', 'DOGE', 'usdt', 120);
+      quote('binance', 'ETH', 'usdt', 3100);
+      expect(sellUsdt().DOGE).toBe(0.12012);
+    }
+    expect(moves()).toContainEqual(
+      expect.objectContaining({
+        msg: 'coin failed over',
+        from: 'binance',
+        to: 'nobitex',
+        symbols: ['DOGE'],
+        reason: 'price held: 120 is 1000× its last accepted price 0.12',
+      }),
+    );
+    expect(collector.status().held).toEqual([
+      {
+        symbol: 'DOGE',
+        currency: 'usdt',
+        source: 'binance',
+        price: 120,
+        reference: 0.12,
+        reason: 'own-price',
+        since: iso(T0 + 10_000),
+        served_by: 'nobitex',
+      },
+    ]);
+    expect(collector.rejectedCounts().binance?.['unit-held']).toBe(60);
+    // Back to its per-coin price: the hold ends, and Binance takes DOGE back after the return time.
+    quote('binance', 'DOGE', 'usdt', 0.121);
+    expect(collector.status().held).toEqual([]);
+    for (let second = 0; second < 300; second += 10) {
+      expect(sellUsdt().DOGE).toBe(0.12012);
+      time.now += 10_000;
+      allQuote();
+    }
+    expect(sellUsdt().DOGE).toBe(0.12);
+  });
+
+  it("keeps a held coin's last price when no other source can price it, its as_of showing the age", () => {
+    const { collector, time, allQuote, quote } = failoverSetup();
+    allQuote();
+    const before = collector.buildSnapshotDraft();
+    time.now += 60_000;
+    quote('nobitex', 'USDT', 'toman', 1_000_000);
+    const draft = collector.buildSnapshotDraft();
+    expect(draft.usdt_irt).toBe(100_000);
+    expect(rowOf(draft, 'USDT')?.as_of).toBe(rowOf(before, 'USDT')?.as_of);
+    expect(collector.status().held).toMatchObject([
+      { symbol: 'USDT', currency: 'toman', source: 'nobitex', price: 1_000_000, served_by: 'nobitex' },
+    ]);
+  });
+
+  it("applies the operator's acceptance of the held level, from the store, and logs who and why", async () => {
+    const { collector, store, time, allQuote, quote, sellUsdt, logs } = failoverSetup();
+    allQuote();
+    time.now += 10_000;
+    quote('binance', 'DOGE', 'usdt', 1.2);
+    quote('binance', 'DOGE', 'usdt', 1.21);
+    // An acceptance of another level, or of another source, is not applied.
+    await store.recordPriceAcceptance(
+      { symbol: 'DOGE', currency: 'usdt', source: 'binance', price: 2.4, operator: 'sara', reason: 'x' },
+      new Date(time.now),
+    );
+    await store.recordPriceAcceptance(
+      { symbol: 'DOGE', currency: 'usdt', source: 'nobitex', price: 1.2, operator: 'sara', reason: 'x' },
+      new Date(time.now),
+    );
+    await collector.writeStatus();
+    expect(sellUsdt().DOGE).toBe(0.12012);
+    await store.recordPriceAcceptance(
+      {
+        symbol: 'DOGE',
+        currency: 'usdt',
+        source: 'binance',
+        price: 1.2,
+        operator: 'sara',
+        reason: 'DOGE redenominated',
+      },
+      new Date(time.now),
+    );
+    await collector.writeStatus();
+    expect(sellUsdt().DOGE).toBe(1.21);
+    expect(collector.status().held).toEqual([]);
+    expect(logs).toContainEqual(
+      expect.objectContaining({
+        msg: 'held price accepted by the operator; publishing it at the next snapshot',
+        symbol: 'DOGE',
+        source: 'binance',
+        price: 1.21,
+        previous: 0.12,
+        operator: 'sara',
+        reason: 'DOGE redenominated',
+      }),
+    );
+    expect((await store.getCollectorStatus())?.held).toEqual([]);
+  });
+
+  it('publishes a −60 % move that two sources agree on at the next snapshot', () => {
+    const { time, allQuote, quote, sellUsdt } = failoverSetup();
+    allQuote();
+    time.now += 10_000;
+    quote('binance', 'ETH', 'usdt', 1240);
+    expect(sellUsdt().ETH).toBe(3100);
+    quote('nobitex', 'ETH', 'usdt', 1241.2);
+    expect(sellUsdt().ETH).toBe(1240);
   });
 });

@@ -220,7 +220,8 @@ describe('pipeline against the exchange simulator', () => {
     });
   });
 
-  const priceFaults = ['malformed', 'negative', 'nan', 'absurd'] as const;
+  // The unit mistakes (absurd ×1000, times-ten, tenth) are held, not refused: see the next suite.
+  const priceFaults = ['malformed', 'negative', 'nan'] as const;
   const connectionFaults = ['drop', 'stall', 'http-429', 'http-5xx'] as const;
 
   it.each([...priceFaults, ...connectionFaults])(
@@ -248,10 +249,6 @@ describe('pipeline against the exchange simulator', () => {
         const counts = collector.rejectedCounts();
         expect(Object.keys(counts.binance ?? {}).length).toBeGreaterThan(0);
         expect(Object.keys(counts.nobitex ?? {}).length).toBeGreaterThan(0);
-        if (fault === 'absurd') {
-          expect(counts.binance?.['absurd-jump']).toBeGreaterThan(0);
-          expect(counts.nobitex?.['absurd-jump']).toBeGreaterThan(0);
-        }
       } else {
         // Both sources notice the outage and back off.
         await waitFor(
@@ -508,5 +505,62 @@ failover: { stale_seconds: 5, return_after_seconds: 3 }
     expect(returns.every((line) => line.from === 'nobitex' && line.to === 'binance')).toBe(true);
     expect(returns.reduce((sum, line) => sum + (line.count ?? 0), 0)).toBe(coinCount);
     expect(logs.filter((line) => line.msg === 'coin failed over')).toEqual([]);
+  });
+});
+
+describe('pipeline: a source quoting in the wrong unit (docs/sources.md#the-price-guard)', () => {
+  const coinPairs = catalog.flatMap((entry) => (entry.pair === null ? [] : [entry.pair]));
+
+  it.each(['times-ten', 'tenth', 'absurd'] as const)(
+    'never publishes Binance under "%s": Nobitex prices its coins meanwhile, and health names them',
+    async (fault) => {
+      const rig = await startRig();
+      const { sim, pipeline } = rig;
+      const collector = pipeline.collector;
+      await firstFullSnapshot(rig);
+      sim.setFault(fault, 'binance');
+      await waitFor(() => {
+        for (const pair of coinPairs) sim.tick(pair);
+        return collector.status().held?.length === coinPairs.length;
+      }, `every coin held under "${fault}"`);
+      const snapshot = await collector.commitNow();
+      expect(snapshot).not.toBeNull();
+      if (snapshot) expectPricedLikeTheSimulator(snapshot, sim);
+      expect(new Set(collector.servedBy().values())).toEqual(new Set(['nobitex']));
+      expect(collector.status().held).toContainEqual(
+        expect.objectContaining({ symbol: 'BTC', currency: 'usdt', source: 'binance', served_by: 'nobitex' }),
+      );
+
+      sim.setFault('none', 'binance');
+      await waitFor(() => {
+        for (const pair of coinPairs) sim.tick(pair);
+        return collector.status().held?.length === 0;
+      }, 'the holds to end');
+    },
+  );
+
+  it("keeps tether's last rate when its only source quotes ×1,000, and names it in health", async () => {
+    const rig = await startRig();
+    const { sim, pipeline } = rig;
+    const collector = pipeline.collector;
+    const good = await firstFullSnapshot(rig);
+    sim.setFault('absurd', 'nobitex');
+    await waitFor(
+      () => collector.status().held?.some((held) => held.symbol === 'USDT'),
+      'tether held under "absurd"',
+    );
+    const snapshot = await collector.commitNow();
+    expect(snapshot?.usdt_irt).toBe(good.usdt_irt);
+    expect(rowOf(snapshot, 'USDT')).toEqual(rowOf(good, 'USDT'));
+    expect(collector.status().held).toContainEqual({
+      symbol: 'USDT',
+      currency: 'toman',
+      source: 'nobitex',
+      price: (good.usdt_irt as number) * 1000,
+      reference: good.usdt_irt,
+      reason: 'own-price',
+      since: expect.any(String),
+      served_by: 'nobitex',
+    });
   });
 });
