@@ -112,6 +112,21 @@ export class CollectorMetrics {
         }
       },
     });
+    new Gauge({
+      name: 'nerkh_price_held_since_timestamp_seconds',
+      help: 'Since when (Unix time) each source’s price of a coin has been held at a unit-sized level (×10 or more, ÷10 or less), unpublished until another source or the operator confirms it; absent when nothing is held.',
+      labelNames: ['symbol', 'currency', 'source'],
+      registers,
+      collect() {
+        this.reset();
+        for (const held of metrics.#collector?.held() ?? []) {
+          this.set(
+            { symbol: held.symbol, currency: held.currency, source: held.source },
+            Date.parse(held.since) / 1000,
+          );
+        }
+      },
+    });
     new Counter({
       name: 'nerkh_source_deviating_quotes_total',
       help: 'Accepted quotes of each source that were further from the other sources quoting the same coin than the allowed deviation (deviation.max_pct, default 5 %).',

@@ -155,14 +155,27 @@ describe('CollectorMetrics: sources that deviate', () => {
     expect(await scraped(registry, btc('binance'))).toBeCloseTo(-0.000999, 5);
     expect(await scraped(registry, btc('nobitex'))).toBeCloseTo(0.001, 5);
     expect(await scraped(registry, 'nerkh_source_deviating_quotes_total{source="nobitex"}')).toBeUndefined();
-    // ETH from Nobitex is read ten times too high from its first quote on (a jump later would be
-    // held back by the price guard first): deviating on each of its quotes.
+    // ETH from Nobitex 20 % above Binance from its first quote on: deviating on each of its quotes.
     quote('binance', 'ETH', 'usdt', 3100);
-    quote('nobitex', 'ETH', 'usdt', 31_000);
-    quote('nobitex', 'ETH', 'usdt', 31_010);
+    quote('nobitex', 'ETH', 'usdt', 3720);
+    quote('nobitex', 'ETH', 'usdt', 3721);
     const eth = `nerkh_source_deviation_ratio{symbol="ETH",currency="usdt",source="nobitex"}`;
-    expect(await scraped(registry, eth)).toBeCloseTo(9.0032, 3);
+    expect(await scraped(registry, eth)).toBeCloseTo(0.2003, 4);
     expect(await scraped(registry, 'nerkh_source_deviating_quotes_total{source="nobitex"}')).toBe(2);
     expect(await scraped(registry, 'nerkh_source_deviating_quotes_total{source="binance"}')).toBeUndefined();
+  });
+});
+
+describe('CollectorMetrics: held prices', () => {
+  it('shows since when each held price has been held, by coin, currency and source, and drops it when released', async () => {
+    const { registry, quote, time } = setup();
+    quote('binance', 'BTC', 'usdt', 64_000);
+    quote('nobitex', 'BTC', 'usdt', 64_064);
+    time.now += 5000;
+    quote('nobitex', 'BTC', 'usdt', 640_640);
+    const held = 'nerkh_price_held_since_timestamp_seconds{symbol="BTC",currency="usdt",source="nobitex"}';
+    expect(await scraped(registry, held)).toBe(time.now / 1000);
+    quote('nobitex', 'BTC', 'usdt', 64_070);
+    expect(await scraped(registry, held)).toBeUndefined();
   });
 });

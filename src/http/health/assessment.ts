@@ -1,6 +1,11 @@
 import type { Static } from 'typebox';
 import type { SharedLimitState } from '../../limiter/fallback-limiter.ts';
-import type { CollectorStatus, CommitOutcome, SourceHealth } from '../../store/collector-status.ts';
+import type {
+  CollectorStatus,
+  CommitOutcome,
+  HeldPrice,
+  SourceHealth,
+} from '../../store/collector-status.ts';
 import type { CollectorLeader } from '../../store/types.ts';
 import type { HealthCheckSchema, HealthSchema } from './schemas.ts';
 
@@ -54,6 +59,8 @@ const worse = (a: HealthStatus, b: HealthStatus): HealthStatus =>
  *   still served, but may be getting old or over-admitted;
  * - each source's own check: pass when up, warn when degraded or when down while serving no coin
  *   (a fallback waiting), fail when down while rows depend on it; `coins` says how many rows;
+ * - a price held at a unit-sized level (`prices:held`, one entry per coin, currency and source)
+ *   warns: the coin is priced by its next source, or keeps its last price meanwhile;
  * - fail: no snapshot at all, or age > 3 × refresh.
  * Sources only ever warn the whole service: while the last snapshot is fresh it is still right to use.
  */
@@ -148,6 +155,12 @@ export function assessHealth(input: HealthInput): HealthReport {
         },
       ];
     }
+  }
+
+  const held = collector?.held ?? [];
+  if (held.length > 0) {
+    status = worse(status, 'warn');
+    checks['prices:held'] = held.map(heldCheck);
   }
 
   if (input.leader !== undefined) {
@@ -261,4 +274,27 @@ function summary(checks: Record<string, HealthCheck[]>): string {
       entries.filter((entry) => entry.status !== 'pass').map((e) => `${name}: ${e.output}`),
     )
     .join(' ');
+}
+
+/** One held price as a check entry: the coin, the source, the level and who prices the coin meanwhile. */
+function heldCheck(held: HeldPrice): HealthCheck {
+  const currency = held.currency === 'usdt' ? 'tether' : 'toman';
+  const factor = Number((held.price / held.reference).toPrecision(3));
+  const against = held.reason === 'own-price' ? 'its last accepted price' : "the other sources' price";
+  const meanwhile =
+    held.served_by !== null && held.served_by !== held.source
+      ? `${held.served_by} prices ${held.symbol} meanwhile`
+      : `${held.symbol} keeps its last price meanwhile (its as_of shows its age)`;
+  return {
+    componentId: `${held.symbol}/${held.currency}/${held.source}`,
+    componentType: 'component',
+    status: 'warn',
+    time: held.since,
+    observedValue: held.price,
+    output: `${held.source}'s ${held.symbol} price in ${currency}, ${held.price}, is ${factor}× ${against} ${held.reference}: held, not published, since ${held.since}; ${meanwhile}.`,
+    symbol: held.symbol,
+    currency: held.currency,
+    source: held.source,
+    served_by: held.served_by,
+  };
 }

@@ -241,3 +241,61 @@ describe('assessHealth: sources by the coins they serve', () => {
     expect(body.checks['binance:connection']?.[0]).not.toHaveProperty('coins');
   });
 });
+
+describe('assessHealth: held prices', () => {
+  it('warns, naming each held coin, its source and who prices it meanwhile', () => {
+    const report: CollectorStatus = {
+      ...collector(),
+      held: [
+        {
+          symbol: 'SHIB',
+          currency: 'usdt',
+          source: 'binance',
+          price: 0.0219,
+          reference: 0.0000219,
+          reason: 'own-price',
+          since: '2025-01-01T11:55:00.000Z',
+          served_by: 'nobitex',
+        },
+        {
+          symbol: 'USDT',
+          currency: 'toman',
+          source: 'nobitex',
+          price: 1_052_990,
+          reference: 105_299,
+          reason: 'own-price',
+          since: '2025-01-01T11:56:00.000Z',
+          served_by: 'nobitex',
+        },
+      ],
+    };
+    const { body, httpStatus } = assess(snapshotAged(60), report);
+    expect(httpStatus).toBe(200);
+    expect(body.status).toBe('warn');
+    expect(Value.Check(HealthSchema, body)).toBe(true);
+    expect(body.checks['prices:held']).toEqual([
+      expect.objectContaining({
+        componentId: 'SHIB/usdt/binance',
+        status: 'warn',
+        time: '2025-01-01T11:55:00.000Z',
+        observedValue: 0.0219,
+        source: 'binance',
+        served_by: 'nobitex',
+        output:
+          "binance's SHIB price in tether, 0.0219, is 1000× its last accepted price 0.0000219: held, not published, since 2025-01-01T11:55:00.000Z; nobitex prices SHIB meanwhile.",
+      }),
+      expect.objectContaining({
+        componentId: 'USDT/toman/nobitex',
+        output:
+          "nobitex's USDT price in toman, 1052990, is 10× its last accepted price 105299: held, not published, since 2025-01-01T11:56:00.000Z; USDT keeps its last price meanwhile (its as_of shows its age).",
+      }),
+    ]);
+    expect(body.output).toContain('prices:held');
+  });
+
+  it('has no held-prices check while nothing is held', () => {
+    const { body } = assess(snapshotAged(60), { ...collector(), held: [] });
+    expect(body.checks['prices:held']).toBeUndefined();
+    expect(body.status).toBe('pass');
+  });
+});
