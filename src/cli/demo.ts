@@ -13,7 +13,11 @@ import { projectRoot } from '../project-root.ts';
 import { type RunningService, startService } from '../service.ts';
 import { ExchangeSimulator } from '../simulator/exchange-simulator.ts';
 import { type Exchange, FAULT_TARGETS } from '../simulator/faults.ts';
-import { ABANTETHER_COINS_PATH } from '../simulator/iran-exchanges.ts';
+import { ABANTETHER_COINS_PATH, RAMZINEX_PAIRS_LIST_PATH } from '../simulator/iran-exchanges.ts';
+
+/** The documents of every market the simulator serves at their exchange's own path. */
+const LISTS: readonly string[] = [ABANTETHER_COINS_PATH, RAMZINEX_PAIRS_LIST_PATH];
+
 import { builtInSources } from '../sources/default-sources.ts';
 import { readSourcesFile } from '../sources/load-sources.ts';
 import type { ConfiguredSource, SourcesSetup } from '../sources/sources-setup.ts';
@@ -65,9 +69,9 @@ function againstSimulator(setup: SourcesSetup, simulator: ExchangeSimulator): So
       case 'wallex':
         return { ...source, url: simulator.wallexBaseUrl };
       case 'json-http':
-        // One URL per market (Ramzinex, Bitpin, Tabdeal), or Aban Tether's list: the simulator serves
-        // their paths as they are.
-        return isUrlTemplate(source.url) || new URL(source.url).pathname === ABANTETHER_COINS_PATH
+        // One URL per market (Bitpin, Tabdeal), or Ramzinex's or Aban Tether's list: the simulator
+        // serves their paths as they are.
+        return isUrlTemplate(source.url) || LISTS.includes(new URL(source.url).pathname)
           ? { ...source, url: source.url.replace(/^https?:\/\/[^/]+/, simulator.iranExchangesBaseUrl) }
           : { ...source, url: simulator.panelUrl };
     }

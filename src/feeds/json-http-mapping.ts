@@ -10,7 +10,8 @@
  *   pair:                        # how a pair says its quote currency
  *     separator: "-"             #   BTC-USDT, btc_irt: base, separator, quote code; or none: BTCTMN
  *     suffixes: { USDT: usdt, TMN: toman, IRR: rial }   # every quote code and its unit, declared
- *   ask: sell                    # path, inside one quote, of the sell (ask) price
+ *   ask: sell                    # path, inside one quote, of the sell (ask) price, or a book's
+ *                                #   lowest: { lowest: asks, price: "0" } (any order; empty: no price)
  *   change: change24h            # optional: 24 h change (in percent once scaled)
  *   time: updated_at             # optional: ISO 8601 with a zone, or epoch seconds or milliseconds
  *   currency: toman              # the unit when no pair says it: usdt | toman | rial
@@ -44,6 +45,22 @@ const Expected = Type.Record(
   { minProperties: 1, maxProperties: 8 },
 );
 const Factor = Type.Number({ exclusiveMinimum: 0, maximum: 1e12 });
+/**
+ * The ask as the lowest price of a list (a book's sellers), whatever order the exchange sends it
+ * in: an exchange documenting "asks lowest first" has still been seen otherwise, and a first entry
+ * taken on trust would publish the worst ask (docs/sources.md#the-json-http-mapping).
+ */
+const LowestAsk = Type.Object(
+  {
+    lowest: DotPath,
+    price: Type.Optional(
+      Type.Union([DotPath, Type.Integer({ minimum: 0, maximum: 99 })], {
+        description: 'the price inside each entry: a dot path, or 0 for ["price", "amount"] pairs',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 export const JsonHttpMappingSchema = Type.Object(
   {
@@ -64,7 +81,7 @@ export const JsonHttpMappingSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
-    ask: DotPath,
+    ask: Type.Union([DotPath, LowestAsk]),
     change: Type.Optional(DotPath),
     time: Type.Optional(DotPath),
     currency: Type.Optional(DocumentCurrency),
@@ -373,6 +390,31 @@ export function parseJsonHttpMarket(
     : { kind: 'read', quotes: [result], rejected: [] };
 }
 
+/**
+ * The quoted ask of one market: the value at `ask`, or the lowest price of the list `ask.lowest`.
+ * A reason string when there is none: an empty book is no price (`book-empty`), and a book with
+ * one entry that is not a price is not trusted at all (`ask-not-a-number`).
+ */
+function quotedAsk(value: unknown, ask: JsonHttpMapping['ask']): number | string {
+  if (typeof ask === 'string') {
+    const raw = at(value, ask);
+    if (raw === undefined || raw === null) return 'ask-missing';
+    return decimalValue(raw) ?? 'ask-not-a-number';
+  }
+  const list = at(value, ask.lowest);
+  if (list === undefined || list === null) return 'ask-missing';
+  if (!Array.isArray(list)) return 'book-not-a-list';
+  if (list.length === 0) return 'book-empty';
+  const pricePath = ask.price === undefined ? undefined : String(ask.price);
+  let lowest = Number.POSITIVE_INFINITY;
+  for (const item of list) {
+    const price = decimalValue(at(item, pricePath));
+    if (price === null) return 'ask-not-a-number';
+    if (price < lowest) lowest = price;
+  }
+  return lowest;
+}
+
 function entryQuote(
   request: MarketRequest,
   entry: Entry,
@@ -381,10 +423,8 @@ function entryQuote(
 ): ParsedQuote | string {
   // A closed or suspended market's last ask is not a price anyone can buy at.
   if (unmet(entry.value, mapping.open_when) !== null) return 'market-closed';
-  const rawAsk = at(entry.value, mapping.ask);
-  if (rawAsk === undefined || rawAsk === null) return 'ask-missing';
-  const quoted = decimalValue(rawAsk);
-  if (quoted === null) return 'ask-not-a-number';
+  const quoted = quotedAsk(entry.value, mapping.ask);
+  if (typeof quoted === 'string') return quoted;
   const price = scaled(quoted, mapping.scale?.ask);
   const ask = entry.documentCurrency === 'rial' ? tomanFromRial(price) : price;
   if (ask <= 0) return 'ask-not-positive';

@@ -16,6 +16,7 @@
 import { tomanFromRial } from '../domain/pricing.ts';
 import type { BodyResult, ParsedQuote } from './body-result.ts';
 import { decimalValue } from './decimal.ts';
+import { NOBITEX_RENAMED } from './nobitex-markets.ts';
 import type { MarketRequest } from './types.ts';
 
 /** Nobitex's destination currency of a quote currency: toman is quoted in rial markets. */
@@ -67,6 +68,14 @@ function marketQuote(
   };
 }
 
+/** A market's stats under its code, or under the newer code of the same bundle (`shib`, `1k_shib`). */
+function marketStats(stats: Record<string, unknown>, request: MarketRequest): unknown {
+  const own = stats[nobitexMarketKey(request)];
+  const renamed = NOBITEX_RENAMED[request.market];
+  if (own !== undefined || renamed === undefined) return own;
+  return stats[nobitexMarketKey({ ...request, market: renamed })];
+}
+
 /**
  * The quotes of `markets` in a `/market/stats` body; each market is read from `stats[<market>-rls]`
  * (toman) or `stats[<market>-usdt]` (tether), so one body may answer both. Nobitex stats carry no
@@ -90,11 +99,7 @@ export function parseNobitexStats(
   const quotes: ParsedQuote[] = [];
   const rejected: string[] = [];
   for (const request of markets) {
-    const result = marketQuote(
-      request,
-      (stats as Record<string, unknown>)[nobitexMarketKey(request)],
-      receivedAt,
-    );
+    const result = marketQuote(request, marketStats(stats as Record<string, unknown>, request), receivedAt);
     if (typeof result === 'string') {
       rejected.push(result);
     } else {

@@ -1,10 +1,10 @@
 /**
  * Nobitex source adapter (docs/sources.md, "Nobitex"): coins quoted in tether and in rial, polled
- * from `GET /market/stats?srcCurrency=btc,eth,…&dstCurrency=rls,usdt`; tether's own toman price is
+ * from `GET /market/stats?dstCurrency=rls,usdt` (every market Nobitex lists); tether's toman price is
  * the market `usdt` in rial. `nobitex-stats.ts` validates the body and turns rial into toman.
  *
- * - Both quote currencies come in one request: Nobitex answers every `src-dst` market of the two
- *   lists, so a round costs one of the 20 requests a minute `/market/stats` allows, and requests
+ * - Every market comes in one request: without `srcCurrency` Nobitex answers each `src-dst` market
+ *   it lists in the `dstCurrency` list, so a round costs one of the 20 requests a minute `/market/stats` allows, and requests
  *   are at least 3 s apart by default (`http-poll.ts`).
  * - Every request says `User-Agent: TraderBot/<name>`, the form Nobitex asks bots to send.
  * - A 429 carries its wait in the body (`backOff`, seconds) and no `Retry-After`: the poller waits
@@ -42,7 +42,6 @@ function nobitexRequests(options: NobitexFeedOptions): PollRequest[] {
     }
   }
   const base = options.url.replace(/\/+$/, '');
-  const src = [...new Set(options.markets.map((request) => request.market))].join(',');
   // Rial first: tether's toman price, the factor of every derived toman price.
   const dst = (['rls', 'usdt'] as const)
     .filter((wanted) => options.markets.some((request) => nobitexDst(request.currency) === wanted))
@@ -50,7 +49,10 @@ function nobitexRequests(options: NobitexFeedOptions): PollRequest[] {
   const markets = [...options.markets];
   return [
     {
-      url: `${base}/market/stats?srcCurrency=${src}&dstCurrency=${dst}`,
+      // No srcCurrency: Nobitex answers every market it lists ("absent means every market"), so a
+      // code it does not list can never fail the request for every other coin; such a market is
+      // simply missing from the answer (docs/sources.md, "Nobitex").
+      url: `${base}/market/stats?dstCurrency=${dst}`,
       parse: (text: string, receivedAt: number) => parseNobitexStats(text, markets, receivedAt),
     },
   ];

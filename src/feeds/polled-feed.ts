@@ -5,6 +5,7 @@
  */
 import type { Logger } from '../logger.ts';
 import { HttpPoller, type PollFallback, type PollRequest, type RateLimitReading } from './http-poll.ts';
+import { perCoinListener } from './per-coin-listener.ts';
 import type { Feed, FeedListener, MarketRequest } from './types.ts';
 
 export interface PolledFeedOptions {
@@ -64,7 +65,8 @@ export class PolledFeed implements Feed {
       backoffMaxMs: options.backoffMaxMs ?? 60_000,
       headers: options.headers,
       ...reading,
-      listener: options.listener,
+      // Prices per one coin, whatever bundle a market quotes (docs/sources.md#the-unit-of-a-market).
+      listener: perCoinListener(options.listener, options.markets),
       logger: options.logger,
     });
   }

@@ -36,6 +36,11 @@ export interface MarketRequest {
    * names it.
    */
   market: string;
+  /**
+   * How many coins one quote of this market prices: 1 (unset) for most, 1 000 for a market per
+   * thousand coins. Asks are divided by it at the feed's edge (`per-coin-listener.ts`).
+   */
+  coinsPerQuote?: number;
 }
 
 export type ConnectionState = 'connecting' | 'open' | 'stalled' | 'backoff' | 'refused' | 'closed';

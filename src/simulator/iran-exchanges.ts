@@ -1,22 +1,22 @@
 /**
- * Three more Iranian exchanges as the `sources/` presets read them through the json-http kind
+ * Four more Iranian exchanges as the `sources/` presets read them through the json-http kind
  * (docs/sources.md#presets), each in the shape of its own public answer and all over the same
  * simulated market as Nobitex and Wallex (`quoted-markets.ts`), so a test can predict each value:
  *
- * - Ramzinex `GET /exchange/api/v1.0/exchange/pairs/{pair_id}`: one market per request,
- *   `{"status":0,"data":{"sell":433000,"buy":380008,"pair_id":272,…}}`, prices in rial as JSON
- *   numbers (the answer recorded in Ramzinex's own SDK README, github.com/ramzinex/php-sdk).
- *   The rial markets of the coins in `RAMZINEX_PAIR_IDS` are listed.
+ * - Ramzinex `GET /exchange/api/v1.0/exchange/pairs`: every market in one list, `{"status":0,
+ *   "data":[{"pair_id":2,"base_currency_symbol":{"en":"btc",…},"quote_currency_symbol":{"en":"irr",
+ *   …},"sell":39999989872,"buy":39909989891,…}]}`, prices in rial as JSON numbers (the element
+ *   ccxt's fork by ArzDigitalLabs records, `ts/src/ramzinex.ts`; the list is what Ramzinex's SDK,
+ *   github.com/ramzinex/php-sdk, `getAllPrice()`, asks for). `…/pairs/{pair_id}` answers one
+ *   market, `{"status":0,"data":{…}}`. The rial markets of the coins in `RAMZINEX_PAIR_IDS` are listed.
  * - Bitpin `GET /api/v1/mth/orderbook/{BASE}_{QUOTE}/`: `{"asks":[["price","amount"],…],
  *   "bids":[…]}`, asks lowest first, `IRT` in toman, `USDT` in tether.
  * - Tabdeal `GET /r/api/v1/depth?symbol={BASE}{QUOTE}&limit=…`: the same book as
  *   `{"lastUpdateId":…,"bids":[…],"asks":[…]}`, `IRT` in toman.
- *
- * - Aban Tether `GET /management/all-coins/?format=json`: one document, a list of every coin,
- *   `{"symbol":"USDT","priceBuy":"59200.0","priceSell":"58800.0","tetherPrice":"1","active":true,
- *   "operationStatus":{"buyActive":true,…},…}`, `priceBuy` what a user pays in toman (the shape
- *   ccxt recorded, github.com/ccxt/ccxt `ts/src/abantether.ts`). Tether and every simulated coin
- *   are listed; their `tetherPrice` is the usdt ask.
+ * - Aban Tether `GET /manager/coins/data`: one document, `{"data":[{"symbol":"USDT",
+ *   "price_buy":"113540.0","price_sell":"112630.0","is_active":true,"is_buy_active":true,…}]}`,
+ *   `price_buy` what a user pays, in toman (the answer ccxt's fork by ArzDigitalLabs records,
+ *   `ts/src/abantether.ts`). Tether and every simulated coin are listed; `tether_price` is the usdt ask.
  *
  * An unlisted market answers 404. These exchanges follow the `panel` fault: the json-http
  * documents share one fault switch, so a drill breaks every json-http source at once.
@@ -40,7 +40,8 @@ export const RAMZINEX_PAIR_IDS: Readonly<Record<string, number>> = {
 export const RAMZINEX_PAIRS_PATH = '/exchange/api/v1.0/exchange/pairs/';
 export const BITPIN_ORDERBOOK_PATH = '/api/v1/mth/orderbook/';
 export const TABDEAL_DEPTH_PATH = '/r/api/v1/depth';
-export const ABANTETHER_COINS_PATH = '/management/all-coins/';
+export const RAMZINEX_PAIRS_LIST_PATH = '/exchange/api/v1.0/exchange/pairs';
+export const ABANTETHER_COINS_PATH = '/manager/coins/data';
 
 type Currency = 'toman' | 'usdt' | 'rial';
 
@@ -86,27 +87,72 @@ function faultyNumber(market: QuotedMarket, fault: SimulatorFault): number | str
   return fault === 'nan' ? text : Number(text);
 }
 
+/** Ramzinex's currency ids and names of the simulated coins' bases; rial is id 2. */
+const RAMZINEX_NAMES: Readonly<Record<string, { fa: string; url: string }>> = {
+  USDT: { fa: 'تتر', url: 'tether-usdt' },
+  BTC: { fa: 'بیت کوین', url: 'bitcoin-btc' },
+  ETH: { fa: 'اتریوم', url: 'ethereum-eth' },
+  TRX: { fa: 'ترون', url: 'tron-trx' },
+  DOGE: { fa: 'دوج کوین', url: 'dogecoin-doge' },
+  TON: { fa: 'تون کوین', url: 'toncoin-ton' },
+};
+
+/**
+ * Ramzinex's markets: the list (`…/pairs`) and one market (`…/pairs/{pair_id}`), both served under
+ * the list's path. Each element names its own base and quote, which is how the preset finds a coin.
+ */
 export function ramzinex(coins: readonly ListedCoin[], tether: TetherMarket): HttpEndpoint {
-  const symbolOf = new Map(Object.entries(RAMZINEX_PAIR_IDS).map(([symbol, id]) => [String(id), symbol]));
-  function answer(_params: URLSearchParams, fault: SimulatorFault, pathname = ''): UpstreamAnswer {
-    const id = pathname.slice(RAMZINEX_PAIRS_PATH.length).replace(/\/$/, '');
-    const symbol = symbolOf.get(id);
-    const market = symbol === undefined ? undefined : marketOf(coins, tether, symbol, 'rial');
-    if (market === undefined) return json(404, { status: -1, error: 'pair not found' });
-    const data = {
-      sell: faultyNumber(market, fault),
+  function element(symbol: string, id: number, fault: SimulatorFault): Record<string, unknown> | undefined {
+    const market = marketOf(coins, tether, symbol, 'rial');
+    if (market === undefined) return undefined;
+    const names = RAMZINEX_NAMES[symbol] ?? { fa: symbol, url: symbol.toLowerCase() };
+    const sell = faultyNumber(market, fault);
+    return {
+      amount_step: 0.00002,
+      base_currency_id: id + 1000,
+      base_currency_symbol: { en: symbol.toLowerCase(), fa: names.fa },
+      base_precision: 5,
       buy: Number(formatPrice(market.bid)),
-      pair_id: Number(id),
-      base_precision: 2,
+      crypto_box: 0,
+      financial: {
+        last24h: {
+          base_volume: market.volume,
+          change_percent: Number(market.changePct.toFixed(2)),
+          close: Number(formatPrice(market.last)),
+          highest: Number(formatPrice(market.high)),
+          lowest: Number(formatPrice(market.low)),
+          open: Number(formatPrice(market.open)),
+          quote_volume: Math.round(market.volume * Number(formatPrice(market.last))),
+        },
+      },
+      name: { en: `${names.url.split('-')[0]}/rial`, fa: names.fa },
+      pair_id: id,
+      price_precision: 0,
+      quote_currency_id: 2,
+      quote_currency_symbol: { en: 'irr', fa: 'ریال' },
       quote_precision: 0,
-      url_name: symbol?.toLowerCase(),
+      ...(fault === 'malformed' ? {} : { sell }),
+      show_order: 50,
+      url_name: names.url,
+      web_link: `https://ramzinex.com/exchange/orderbook/${id}`,
     };
-    if (fault === 'malformed') return json(200, { status: 0, data: { ...data, sell: undefined } });
+  }
+  function answer(_params: URLSearchParams, fault: SimulatorFault, pathname = ''): UpstreamAnswer {
+    const rest = pathname.slice(RAMZINEX_PAIRS_LIST_PATH.length).replace(/^\/|\/$/g, '');
+    if (rest === '') {
+      const data = Object.entries(RAMZINEX_PAIR_IDS)
+        .map(([symbol, id]) => element(symbol, id, fault))
+        .filter((item) => item !== undefined);
+      return json(200, { status: 0, data });
+    }
+    const entry = Object.entries(RAMZINEX_PAIR_IDS).find(([, id]) => String(id) === rest);
+    const data = entry && element(entry[0], entry[1], fault);
+    if (data === undefined) return json(404, { status: -1, error: 'pair not found' });
     return json(200, { status: 0, data });
   }
   return {
     exchange: 'panel',
-    path: RAMZINEX_PAIRS_PATH,
+    path: RAMZINEX_PAIRS_LIST_PATH,
     pathPrefix: true,
     answer,
     rateLimited: (headers) => json(429, { status: -1, error: 'too many requests' }, headers),
@@ -167,40 +213,53 @@ export function tabdeal(coins: readonly ListedCoin[], tether: TetherMarket): Htt
 }
 
 export function abantether(coins: readonly ListedCoin[], tether: TetherMarket): HttpEndpoint {
-  function entry(symbol: string, name: string, fault: SimulatorFault): Record<string, unknown> | undefined {
+  function entry(
+    id: number,
+    symbol: string,
+    name: string,
+    fault: SimulatorFault,
+  ): Record<string, unknown> | undefined {
     const toman = marketOf(coins, tether, symbol, 'toman');
     if (toman === undefined) return undefined;
     const usdt = symbol === 'USDT' ? undefined : marketOf(coins, tether, symbol, 'usdt');
     return {
-      symbol,
+      id,
       name,
-      categories: [],
-      tetherPrice: usdt === undefined ? '1' : formatPrice(usdt.ask),
-      priceBuy: faultyPrice(toman.ask, fault),
-      priceSell: formatPrice(toman.bid),
-      past24: toman.changePct.toFixed(2),
-      active: true,
-      operationStatus: {
-        buyActive: true,
-        sellActive: true,
-        withdrawalActive: true,
-        depositActive: true,
-        transferActive: true,
-      },
+      symbol,
+      persian_name: name,
+      is_active: true,
+      is_withdrawal_active: true,
+      is_deposit_active: true,
+      is_mid_wallet_transfer_active: true,
+      is_buy_active: true,
+      is_sell_active: true,
+      is_credit_active: true,
+      min_trade: '1.00',
+      max_trade: '100000.00',
+      tether_price: usdt === undefined ? '1' : formatPrice(usdt.ask),
+      ...(fault === 'malformed' ? {} : { price_buy: faultyPrice(toman.ask, fault) }),
+      price_sell: formatPrice(toman.bid),
+      volume24h: toman.volume.toFixed(2),
+      percent_change_1h: '0.00',
+      percent_change_24h: toman.changePct.toFixed(2),
+      percent_change_7d: '0.00',
+      market_cap: '0.00',
+      coin_type: 'COIN',
+      exchange_type: 'binance',
+      icon: '',
+      fund_tether_buy: '0',
+      fund_tether_sell: '0',
+      irt_decimal_point: toman.ask.decimals,
+      tether_decimal_point: usdt?.ask.decimals ?? 0,
+      amount_decimal_point: 6,
     };
   }
   function answer(_params: URLSearchParams, fault: SimulatorFault): UpstreamAnswer {
     const listed = [
-      entry('USDT', 'Tether', fault),
-      ...coins.map((coin) => entry(coin.symbol, coin.symbol, fault)),
+      entry(1, 'USDT', 'Tether USDt', fault),
+      ...coins.map((coin, index) => entry(index + 2, coin.symbol, coin.symbol, fault)),
     ];
-    const entries = listed.filter((item) => item !== undefined);
-    if (fault === 'malformed')
-      return json(
-        200,
-        entries.map(({ priceBuy: _, ...rest }) => rest),
-      );
-    return json(200, entries);
+    return json(200, { data: listed.filter((item) => item !== undefined) });
   }
   return {
     exchange: 'panel',

@@ -10,10 +10,11 @@
  * as Nobitex was recorded answering (`"latest": "0E-10"`, `"dayClose": "0E-10"`,
  * `"dayChange": "-100.00"`), `closed` marks the market `isClosed: true`.
  */
+import { NOBITEX_CODES, nobitexCoinsPerQuote } from '../feeds/nobitex-markets.ts';
 import type { SimulatorFault } from './faults.ts';
 import { type HttpEndpoint, json, type UpstreamAnswer } from './http-endpoints.ts';
 import type { TetherMarket } from './market.ts';
-import { formatPrice, type ListedCoin, quoteIn } from './quoted-markets.ts';
+import { formatPrice, type ListedCoin, type Price, type QuotedMarket, quoteIn } from './quoted-markets.ts';
 import { coinStats, malformedBody, tetherStats } from './wire.ts';
 
 type Stats = Record<string, Record<string, unknown>>;
@@ -38,6 +39,26 @@ function withCondition(stats: Record<string, unknown>, condition: NobitexConditi
   }
 }
 
+/** A market's prices for a bundle of `coins` coins, exactly: ×coins, as many fewer decimals. */
+function bundleOf(market: QuotedMarket, coins: number): QuotedMarket {
+  if (coins === 1) return market;
+  const fewer = Math.round(Math.log10(coins));
+  const scale = (price: Price): Price => ({
+    units: price.units * BigInt(coins),
+    decimals: Math.max(0, price.decimals - fewer),
+  });
+  return {
+    ...market,
+    ask: scale(market.ask),
+    bid: scale(market.bid),
+    last: scale(market.last),
+    open: scale(market.open),
+    high: scale(market.high),
+    low: scale(market.low),
+    volume: market.volume / coins,
+  };
+}
+
 /** The market stats of `coins` and of `tether`, the usdt-rls book. */
 export function nobitex(coins: readonly ListedCoin[], tether: TetherMarket): NobitexEndpoint {
   /** Which corrupt body the `malformed` fault sends next. */
@@ -60,13 +81,21 @@ export function nobitex(coins: readonly ListedCoin[], tether: TetherMarket): Nob
       add('usdt-rls', tetherStats(tether, fault));
     }
     for (const coin of coins) {
-      const src = coin.symbol.toLowerCase();
+      // Nobitex's own code, and the bundle it prices: `1m_pepe` a million PEPE, `shib` a thousand.
+      const src = NOBITEX_CODES[coin.symbol] ?? coin.symbol.toLowerCase();
+      const bundle = nobitexCoinsPerQuote(src);
       if (!wanted('srcCurrency', src)) continue;
       if (wanted('dstCurrency', 'rls')) {
-        add(`${src}-rls`, coinStats(quoteIn(coin.symbol, coin.market, 'rial', tether), fault));
+        add(
+          `${src}-rls`,
+          coinStats(bundleOf(quoteIn(coin.symbol, coin.market, 'rial', tether), bundle), fault),
+        );
       }
       if (wanted('dstCurrency', 'usdt')) {
-        add(`${src}-usdt`, coinStats(quoteIn(coin.symbol, coin.market, 'usdt', tether), fault));
+        add(
+          `${src}-usdt`,
+          coinStats(bundleOf(quoteIn(coin.symbol, coin.market, 'usdt', tether), bundle), fault),
+        );
       }
     }
     return stats;
@@ -76,7 +105,7 @@ export function nobitex(coins: readonly ListedCoin[], tether: TetherMarket): Nob
   function global(): Record<string, Record<string, number>> {
     const binance: Record<string, number> = {};
     for (const coin of coins) {
-      binance[coin.symbol.toLowerCase()] = Number(
+      binance[NOBITEX_CODES[coin.symbol] ?? coin.symbol.toLowerCase()] = Number(
         formatPrice(quoteIn(coin.symbol, coin.market, 'usdt', tether).last),
       );
     }

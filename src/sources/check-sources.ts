@@ -59,10 +59,13 @@ export function checkSources(file: SourcesFile, { catalogSymbols, env }: CheckCo
     } else {
       byName.set(source.name, { index, source });
     }
-    for (const symbol of Object.keys(source.symbols ?? {})) {
+    for (const [field, symbol] of [
+      ...Object.keys(source.symbols ?? {}).map((symbol) => ['symbols', symbol] as const),
+      ...Object.keys(source.coins_per_quote ?? {}).map((symbol) => ['coins_per_quote', symbol] as const),
+    ]) {
       if (!catalogSymbols.has(symbol)) {
         problems.push({
-          pointer: pointerTo('sources', index, 'symbols', symbol),
+          pointer: pointerTo('sources', index, field, symbol),
           atKey: true,
           message: `${symbol} is not in the catalog`,
         });

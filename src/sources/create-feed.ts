@@ -1,6 +1,7 @@
 import { BinanceFeed } from '../feeds/binance.ts';
 import { JsonHttpFeed } from '../feeds/json-http.ts';
 import { NobitexFeed } from '../feeds/nobitex.ts';
+import { perCoinListener } from '../feeds/per-coin-listener.ts';
 import type { Feed, FeedListener, MarketRequest } from '../feeds/types.ts';
 import { WallexFeed } from '../feeds/wallex.ts';
 import type { Logger } from '../logger.ts';
@@ -43,7 +44,8 @@ export function createFeed(
       url: source.url,
       ...(source.rest_url === undefined ? {} : { restUrl: source.rest_url }),
       markets,
-      listener,
+      // Prices per one coin, as the polled kinds hand them (docs/sources.md#the-unit-of-a-market).
+      listener: perCoinListener(listener, markets),
       logger,
       stallMs: tuning.binanceStallMs,
       backoffBaseMs: tuning.backoffBaseMs,

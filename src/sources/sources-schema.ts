@@ -40,11 +40,25 @@ const Symbols = Type.Record(
   }),
   { propertyNames: CoinSymbol },
 );
+/**
+ * How many coins one quote of a market prices, when not one: `coins_per_quote: {SHIB: 1000}` for a
+ * market per thousand SHIB. Asks are divided by it (docs/sources.md#the-unit-of-a-market).
+ */
+const CoinsPerQuote = Type.Record(
+  Type.String(),
+  Type.Number({
+    exclusiveMinimum: 0,
+    maximum: 1e12,
+    description: 'how many coins one quote prices, e.g. 1000',
+  }),
+  { propertyNames: CoinSymbol },
+);
 const PollSeconds = (minimum: number) => Type.Number({ minimum, maximum: 3600 });
 
 const common = {
   name: SourceName,
   symbols: Type.Optional(Symbols),
+  coins_per_quote: Type.Optional(CoinsPerQuote),
 };
 
 const BinanceSource = Type.Object(

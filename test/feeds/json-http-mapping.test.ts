@@ -617,3 +617,98 @@ describe('mappingProblems: units are declared, URLs can be filled', () => {
     ]);
   });
 });
+
+describe('ask: { lowest, price }: a book read as a book', () => {
+  // Bitpin's documented order book (test/fixtures/bitpin/), and the same asks highest first.
+  const asks = [
+    ['10248310000', '0.00112'],
+    ['10248390000', '0.01730'],
+    ['10249000000', '0.05000'],
+  ];
+  const lowest: JsonHttpMapping = { ask: { lowest: 'asks', price: 0 }, currency: 'toman' };
+  const read = (book: unknown) => parseJsonHttpMarket(JSON.stringify(book), lowest, btcToman, 'toman', AT);
+
+  it('publishes the lowest ask whatever the order: a reversed book is 10 248 310 000, not 10 249 000 000', () => {
+    expect(read({ asks, bids: [] })).toMatchObject({ quotes: [{ ask: 10_248_310_000 }], rejected: [] });
+    expect(read({ asks: [...asks].reverse(), bids: [] })).toMatchObject({
+      quotes: [{ ask: 10_248_310_000 }],
+      rejected: [],
+    });
+    // asks.0.0 on the reversed book would have published the highest ask.
+    expect(
+      parseJsonHttpMarket(
+        JSON.stringify({ asks: [...asks].reverse() }),
+        { ask: 'asks.0.0', currency: 'toman' },
+        btcToman,
+        'toman',
+        AT,
+      ),
+    ).toMatchObject({ quotes: [{ ask: 10_249_000_000 }] });
+  });
+
+  it('reads entries of objects by path, and a list of one document per market', () => {
+    const mapping: JsonHttpMapping = { ask: { lowest: 'result.ask', price: 'price' }, currency: 'toman' };
+    const book = { result: { ask: [{ price: '82100' }, { price: '82066' }, { price: 82_090 }] } };
+    expect(parseJsonHttpMarket(JSON.stringify(book), mapping, usdtToman, 'toman', AT)).toMatchObject({
+      quotes: [{ symbol: 'USDT', ask: 82_066 }],
+    });
+    const listed: JsonHttpMapping = {
+      quotes: 'markets',
+      key: 'symbol',
+      ask: { lowest: 'asks', price: '0' },
+      currency: 'toman',
+    };
+    const document = {
+      markets: [
+        {
+          symbol: 'BTC',
+          asks: [
+            ['11', '1'],
+            ['10', '1'],
+          ],
+        },
+      ],
+    };
+    expect(parseJsonHttp(JSON.stringify(document), listed, [btcToman], AT)).toMatchObject({
+      quotes: [{ symbol: 'BTC', ask: 10 }],
+    });
+  });
+
+  it('publishes nothing from an empty book, a book that is not a list, or one with a price that is not a number', () => {
+    expect(read({ asks: [], bids: [['1', '1']] })).toEqual({
+      kind: 'read',
+      quotes: [],
+      rejected: ['book-empty'],
+    });
+    expect(read({ asks: { price: '1' } })).toEqual({
+      kind: 'read',
+      quotes: [],
+      rejected: ['book-not-a-list'],
+    });
+    expect(read({ bids: [] })).toEqual({ kind: 'read', quotes: [], rejected: ['ask-missing'] });
+    expect(
+      read({
+        asks: [
+          ['10248310000', '1'],
+          ['oops', '1'],
+        ],
+      }),
+    ).toEqual({
+      kind: 'read',
+      quotes: [],
+      rejected: ['ask-not-a-number'],
+    });
+    expect(read({ asks: [['0', '1']] })).toEqual({
+      kind: 'read',
+      quotes: [],
+      rejected: ['ask-not-positive'],
+    });
+  });
+
+  it('is a form the schema knows, and nothing else is', () => {
+    expect(Value.Check(JsonHttpMappingSchema, lowest)).toBe(true);
+    expect(
+      Value.Check(JsonHttpMappingSchema, { ask: { lowest: 'asks', first: true }, currency: 'toman' }),
+    ).toBe(false);
+  });
+});

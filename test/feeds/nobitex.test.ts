@@ -60,7 +60,7 @@ describe('NobitexFeed', () => {
       markets: [
         tetherMarket,
         { symbol: 'BTC', currency: 'toman', market: 'btc' },
-        { symbol: 'SHIB', currency: 'toman', market: 'shib' },
+        { symbol: 'SHIB', currency: 'toman', market: 'shib', coinsPerQuote: 1000 },
         { symbol: 'BTC', currency: 'usdt', market: 'btc' },
         { symbol: 'ETH', currency: 'usdt', market: 'eth' },
       ],
@@ -84,6 +84,7 @@ describe('NobitexFeed', () => {
     expect(rial).toBe('102403403860');
     expect(latest('BTC', 'toman')).toMatchObject({ source: 'nobitex', ask: Number(rial) / 10 });
     expect(latest('BTC', 'toman')?.ask).toBe(Number(sim.tomanAskOf('BTC')));
+    // Nobitex's shib market prices a thousand SHIB: 23 092 rial = 2 309.2 toman, 2.3092 per coin.
     expect(latest('SHIB', 'toman')?.ask).toBe(2.3092);
     expect(latest('BTC', 'usdt')?.ask).toBe(97250.12);
     expect(latest('ETH', 'usdt')?.ask).toBe(Number(sim.askOf('ETHUSDT')));
@@ -186,7 +187,8 @@ describe('NobitexFeed', () => {
       logger: silentLogger,
     }).start();
     await waitFor(() => listener.quotes.length > 0, 2_000, 'a quote');
-    expect(server.seen[0]?.url).toBe('/market/stats?srcCurrency=usdt,btc,eth&dstCurrency=rls,usdt');
+    // No srcCurrency: every market Nobitex lists, so no code it does not list can fail the request.
+    expect(server.seen[0]?.url).toBe('/market/stats?dstCurrency=rls,usdt');
     expect(server.seen[0]?.headers['user-agent']).toBe('TraderBot/nerkh');
     // The documented example: btc-rls bestSell 749 976 360 rial = 74 997 636 toman, +9.38 %.
     expect(listener.quotes[0]).toMatchObject({
@@ -324,5 +326,85 @@ describe('NobitexFeed', () => {
     sim.setFault('none');
     await sleep(150);
     expect(listener.states.length + listener.quotes.length).toBe(after);
+  });
+});
+
+describe('a code Nobitex does not list never costs the other coins their prices', () => {
+  const markets = [
+    tetherMarket,
+    { symbol: 'BTC', currency: 'toman', market: 'btc' },
+    { symbol: 'NOPE', currency: 'toman', market: 'nope' },
+  ] as const;
+  const documented = () => JSON.parse(fixture('nobitex/market-stats-btc-rls.json'));
+
+  it('is never named in the request, so an answer that fails on an unknown code cannot happen to it', async () => {
+    // An exchange that fails the whole request when srcCurrency names a code it does not list.
+    const server = await startAnswerServer((_index, url) =>
+      new URL(url, 'http://x').searchParams.get('srcCurrency')?.includes('nope')
+        ? { status: 400, body: JSON.stringify({ status: 'failed', code: 'InvalidCurrency' }) }
+        : {
+            status: 200,
+            body: JSON.stringify({
+              status: 'ok',
+              stats: { ...documented().stats, 'usdt-rls': documented().stats['btc-rls'] },
+            }),
+          },
+    );
+    const listener = new RecordingListener();
+    nobitexFeed({
+      name: 'nobitex',
+      url: server.url,
+      markets,
+      pollMs: 50,
+      minPollMs: 50,
+      listener,
+      logger: silentLogger,
+    }).start();
+    await waitFor(() => listener.quotes.some((q) => q.symbol === 'BTC'), 2_000, 'BTC');
+    expect(server.seen.every((request) => !request.url.includes('srcCurrency'))).toBe(true);
+    // BTC and tether priced; the unlisted coin alone is missing.
+    expect(listener.quotes.find((q) => q.symbol === 'BTC')?.ask).toBe(74_997_636);
+    expect(listener.quotes.some((q) => q.symbol === 'USDT')).toBe(true);
+    expect(listener.rejections.map((r) => r.reason)).toContain('market-missing');
+    expect(listener.states.some((s) => s.state === 'refused')).toBe(false);
+  });
+
+  it('when Nobitex silently leaves the code out, that coin alone is missing and fails over', async () => {
+    const server = await startAnswerServer(() => ({
+      status: 200,
+      body: fixture('nobitex/market-stats-btc-rls.json'),
+    }));
+    const listener = new RecordingListener();
+    nobitexFeed({
+      name: 'nobitex',
+      url: server.url,
+      markets,
+      pollMs: 50,
+      minPollMs: 50,
+      listener,
+      logger: silentLogger,
+    }).start();
+    await waitFor(() => listener.quotes.some((q) => q.symbol === 'BTC'), 2_000, 'BTC');
+    expect(listener.quotes.some((q) => q.symbol === 'NOPE')).toBe(false);
+    expect(listener.rejections.filter((r) => r.reason === 'market-missing').length).toBeGreaterThan(0);
+  });
+
+  it("reads SHIB under Nobitex's newer code 1k_shib, a thousand SHIB, as per one coin", async () => {
+    const btc = documented().stats['btc-rls'];
+    const body = JSON.stringify({ status: 'ok', stats: { '1k_shib-rls': { ...btc, bestSell: '23092' } } });
+    const server = await startAnswerServer(() => ({ status: 200, body }));
+    const listener = new RecordingListener();
+    nobitexFeed({
+      name: 'nobitex',
+      url: server.url,
+      markets: [{ symbol: 'SHIB', currency: 'toman', market: 'shib', coinsPerQuote: 1000 }],
+      pollMs: 50,
+      minPollMs: 50,
+      listener,
+      logger: silentLogger,
+    }).start();
+    await waitFor(() => listener.quotes.length > 0, 2_000, 'SHIB');
+    // 23 092 rial a thousand SHIB = 2 309.2 toman a thousand = 2.3092 toman a coin.
+    expect(listener.quotes[0]).toMatchObject({ symbol: 'SHIB', ask: 2.3092 });
   });
 });

@@ -57,14 +57,35 @@ describe('the simulated Iranian exchanges, read through their presets', () => {
     expect(await tabdeal.json()).toEqual({ code: -1121, msg: 'Invalid symbol.' });
   });
 
-  it("lists Aban Tether's coins with priceBuy, what a user pays, above priceSell", async () => {
-    const coins = (await (
-      await fetch(`${sim.iranExchangesBaseUrl}/management/all-coins/?format=json`)
-    ).json()) as { symbol: string; priceBuy: string; priceSell: string }[];
-    const btc = coins.find((coin) => coin.symbol === 'BTC');
-    expect(btc?.priceBuy).toBe(sim.tomanAskOf('BTC'));
-    expect(Number(btc?.priceSell)).toBeLessThan(Number(btc?.priceBuy));
-    expect(coins.map((coin) => coin.symbol)).toContain('USDT');
+  it("lists Aban Tether's coins under data, price_buy (what a user pays) above price_sell", async () => {
+    const body = (await (await fetch(`${sim.iranExchangesBaseUrl}/manager/coins/data`)).json()) as {
+      data: { symbol: string; price_buy: string; price_sell: string; is_buy_active: boolean }[];
+    };
+    const btc = body.data.find((coin) => coin.symbol === 'BTC');
+    expect(btc?.price_buy).toBe(sim.tomanAskOf('BTC'));
+    expect(Number(btc?.price_sell)).toBeLessThan(Number(btc?.price_buy));
+    expect(btc?.is_buy_active).toBe(true);
+    expect(body.data.map((coin) => coin.symbol)).toContain('USDT');
+  });
+
+  it("lists Ramzinex's markets, each naming its base and quote, sell (the ask) above buy", async () => {
+    const body = (await (
+      await fetch(`${sim.iranExchangesBaseUrl}/exchange/api/v1.0/exchange/pairs`)
+    ).json()) as {
+      status: number;
+      data: {
+        pair_id: number;
+        base_currency_symbol: { en: string };
+        quote_currency_symbol: { en: string };
+        sell: number;
+        buy: number;
+      }[];
+    };
+    expect(body.status).toBe(0);
+    const btc = body.data.find((pair) => pair.base_currency_symbol.en === 'btc');
+    expect(btc?.quote_currency_symbol.en).toBe('irr');
+    expect(btc?.sell).toBe(Number(sim.tomanAskOf('BTC')) * 10);
+    expect(btc?.buy).toBeLessThan(btc?.sell ?? 0);
   });
 
   it("sends an order book's asks lowest first and its bids highest first", async () => {

@@ -12,7 +12,7 @@ import { ExchangeSimulator } from '../../src/simulator/exchange-simulator.ts';
 import { parseSources } from '../../src/sources/load-sources.ts';
 
 /**
- * The json-http presets for Ramzinex, Bitpin and Tabdeal, fed their exchange's documented or
+ * The json-http presets for Ramzinex, Bitpin, Tabdeal and Aban Tether, fed their exchange's documented or
  * recorded answer (test/fixtures/<exchange>/, each with its source named in a README), end to end:
  * the preset file as shipped, its URL pointed at a server that answers with the fixture, Nobitex
  * (tether's toman price) from the simulator, and the row nerkh would publish.
@@ -73,34 +73,39 @@ async function trySetup(yaml: string, name: string) {
   return { result, row };
 }
 
-describe('sources/ramzinex.yaml on the answer Ramzinex records in its own SDK', () => {
-  it('publishes TON at 433 000 rial as 43 300 toman, sell_usdt = 43 300 ÷ 105 299', async () => {
-    const base = await fixtureServer({
-      '/exchange/api/v1.0/exchange/pairs/272': fixture('ramzinex/pair-272.json'),
-    });
+describe("sources/ramzinex.yaml on Ramzinex's list of markets, as ccxt's fork records it", () => {
+  const LIST = '/exchange/api/v1.0/exchange/pairs';
+
+  it('finds BTC by the base and quote its market names and publishes sell 39 999 989 872 rial', async () => {
+    const base = await fixtureServer({ [LIST]: fixture('ramzinex/pairs-btc.json') });
     const { result, row } = await tryPreset('ramzinex', 'https://publicapi.ramzinex.com', base);
-    expect(result.servedBy.get('TON')).toBe('ramzinex');
-    expect(row('TON')).toMatchObject({ symbol: 'TON', sell_irt: 43_300, sell_usdt: 0.41120998 });
-    expect(result.draft.usdt_irt).toBe(105_299);
-    // Tether's own Ramzinex market (pair 11) is not in the fixture: it is missing, Nobitex serves it.
+    expect(result.servedBy.get('BTC')).toBe('ramzinex');
+    // sell_irt: sell 39 999 989 872 rial ÷ 10 = 3 999 998 987.2 toman, rounded: 3 999 998 987
+    // (not buy, 39 909 989 891, the bid). sell_usdt: derived, 3 999 998 987 ÷ 105 299 (tether from
+    // Nobitex, the simulator) = 37 987.055 78…, to 8 digits 37987.056.
+    expect(row('BTC')).toMatchObject({ symbol: 'BTC', sell_irt: 3_999_998_987, sell_usdt: 37987.056 });
+    // Tether's Ramzinex market is not in the list: it is missing, Nobitex serves it.
     expect(result.servedBy.get('USDT')).toBe('nobitex');
-    expect(result.sources.find((trial) => trial.name === 'ramzinex')).toMatchObject({
-      ok: true,
-      missing: ['USDT/toman', 'BTC/toman', 'ETH/toman', 'DOGE/toman', 'TRX/toman'],
-      rejected: { 'market-missing': expect.any(Number) },
-    });
+    expect(result.draft.usdt_irt).toBe(105_299);
   });
 
-  it('refuses an answer whose status is not 0, and publishes nothing from it', async () => {
-    const failed = JSON.stringify({ ...JSON.parse(fixture('ramzinex/pair-272.json')), status: -1 });
-    const base = await fixtureServer({ '/exchange/api/v1.0/exchange/pairs/272': failed });
-    const { result, row } = await tryPreset('ramzinex', 'https://publicapi.ramzinex.com', base);
-    // Nobitex, TON's fallback here, does not list it in this simulator: TON is not published at all.
-    expect(result.servedBy.get('TON')).toBeUndefined();
-    expect(row('TON')).toBeUndefined();
-    expect(result.sources.find((trial) => trial.name === 'ramzinex')?.rejected).toMatchObject({
-      'envelope-not-ok': expect.any(Number),
-    });
+  it('never reads a market that names another base: BTC is missing, not priced at BNB', async () => {
+    const body = JSON.parse(fixture('ramzinex/pairs-btc.json')) as { data: Record<string, unknown>[] };
+    const [btc] = body.data;
+    const other = { ...btc, base_currency_symbol: { en: 'bnb', fa: 'بی ان بی' } };
+    const base = await fixtureServer({ [LIST]: JSON.stringify({ data: [other] }) });
+    const { result } = await tryPreset('ramzinex', 'https://publicapi.ramzinex.com', base);
+    expect(result.servedBy.get('BTC')).not.toBe('ramzinex');
+    expect(result.sources.find((trial) => trial.name === 'ramzinex')?.missing).toContain('BTC/toman');
+  });
+
+  it('never reads a market quoted in another currency: a BTC/USDT element is not the rial price', async () => {
+    const body = JSON.parse(fixture('ramzinex/pairs-btc.json')) as { data: Record<string, unknown>[] };
+    const [btc] = body.data;
+    const usdt = { ...btc, quote_currency_symbol: { en: 'usdt', fa: 'تتر' }, sell: 97_000 };
+    const base = await fixtureServer({ [LIST]: JSON.stringify({ data: [usdt] }) });
+    const { result } = await tryPreset('ramzinex', 'https://publicapi.ramzinex.com', base);
+    expect(result.servedBy.get('BTC')).not.toBe('ramzinex');
   });
 });
 
@@ -156,28 +161,39 @@ routes:
   });
 });
 
-describe('sources/abantether.yaml on the answer ccxt recorded', () => {
-  it("publishes tether's toman price at priceBuy, 59 200 toman, the higher of the two prices", async () => {
-    const base = await fixtureServer({
-      '/management/all-coins/?format=json': fixture('abantether/all-coins-usdt.json'),
-    });
-    const { result, row } = await tryPreset('abantether', 'https://abantether.com', base);
+describe("sources/abantether.yaml on /manager/coins/data, as ccxt's fork records it", () => {
+  const DATA = '/manager/coins/data';
+
+  it('publishes price_buy, the higher price, as the toman ask of tether and bitcoin', async () => {
+    const base = await fixtureServer({ [DATA]: fixture('abantether/coins-data.json') });
+    const { result, row } = await tryPreset('abantether', 'https://api.abantether.com', base);
     expect(result.servedBy.get('USDT')).toBe('abantether');
-    // usdt_irt: priceBuy "59200.0", in toman, what a buyer pays (priceSell "58800.0" is what a
-    // seller is paid): 59 200. Tether in tether: 1.
-    expect(result.draft.usdt_irt).toBe(59_200);
-    expect(row('USDT')).toMatchObject({ symbol: 'USDT', sell_irt: 59_200, sell_usdt: 1 });
+    expect(result.servedBy.get('BTC')).toBe('abantether');
+    // usdt_irt: tether's price_buy "113540.0" toman (price_sell "112630.0" is what a seller is
+    // paid): 113 540. BTC: price_buy "13049114870.800000000" toman, rounded: 13 049 114 871;
+    // sell_usdt derived: 13 049 114 871 ÷ 113 540 = 114 929.671 2…, to 8 digits 114929.67.
+    expect(result.draft.usdt_irt).toBe(113_540);
+    expect(row('USDT')).toMatchObject({ symbol: 'USDT', sell_irt: 113_540, sell_usdt: 1 });
+    expect(row('BTC')).toMatchObject({ symbol: 'BTC', sell_irt: 13_049_114_871, sell_usdt: 114929.67 });
   });
 
-  it('rejects a coin users cannot buy now (operationStatus.buyActive false), and Nobitex serves it', async () => {
-    const [usdt] = JSON.parse(fixture('abantether/all-coins-usdt.json')) as Record<string, unknown>[];
-    const closed = [{ ...usdt, operationStatus: { buyActive: false, sellActive: true } }];
-    const base = await fixtureServer({ '/management/all-coins/?format=json': JSON.stringify(closed) });
-    const { result } = await tryPreset('abantether', 'https://abantether.com', base);
+  it('rejects a coin users cannot buy now (is_buy_active false), and Nobitex serves it', async () => {
+    const body = JSON.parse(fixture('abantether/coins-data.json')) as { data: Record<string, unknown>[] };
+    const [usdt, btc] = body.data;
+    const closed = { data: [{ ...usdt, is_buy_active: false }, btc] };
+    const base = await fixtureServer({ [DATA]: JSON.stringify(closed) });
+    const { result } = await tryPreset('abantether', 'https://api.abantether.com', base);
     expect(result.servedBy.get('USDT')).toBe('nobitex');
     expect(result.draft.usdt_irt).toBe(105_299);
     expect(result.sources.find((trial) => trial.name === 'abantether')?.rejected).toMatchObject({
       'market-closed': 1,
     });
+  });
+
+  it('publishes nothing from the old document it no longer reads', async () => {
+    const old = [{ symbol: 'USDT', priceBuy: '59200.0', active: true }];
+    const base = await fixtureServer({ [DATA]: JSON.stringify(old) });
+    const { result } = await tryPreset('abantether', 'https://api.abantether.com', base);
+    expect(result.servedBy.get('USDT')).toBe('nobitex');
   });
 });

@@ -209,7 +209,7 @@ failover: { stale_seconds: 0 }
     expect(problemsOf(text)).toEqual([
       'sources.yaml:2:11: /sources/0/name: must be a name of lower-case letters, digits and "-", starting with a letter (at most 32)',
       'sources.yaml:4:10: /sources/0/url: must be a ws:// or wss:// URL without credentials in it',
-      'sources.yaml:5:5: /sources/0/poll_seconds: unknown field "poll_seconds"; the fields here are: name, symbols, kind, url, rest_url',
+      'sources.yaml:5:5: /sources/0/poll_seconds: unknown field "poll_seconds"; the fields here are: name, symbols, coins_per_quote, kind, url, rest_url',
       'sources.yaml:7:11: /sources/1/kind: must be one of "binance", "nobitex", "wallex", "json-http"',
       'sources.yaml:11:19: /sources/2/poll_seconds: must be >= 3',
       'sources.yaml:12:18: /sources/2/api_key_env: must be the NAME of an environment variable (upper case, digits, "_") that holds the secret, never the secret itself',

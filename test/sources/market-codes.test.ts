@@ -74,3 +74,36 @@ describe('marketRequests', () => {
     ]);
   });
 });
+
+describe('the unit of each market: how many coins one quote prices', () => {
+  const catalog = new Map(
+    parseCatalog([
+      { symbol: 'SHIB', name_fa: 'شیبا اینو', name_en: 'Shiba Inu', pair: 'SHIBUSDT' },
+      { symbol: 'PEPE', name_fa: 'پپه', name_en: 'Pepe', pair: 'PEPEUSDT' },
+      { symbol: 'FLOKI', name_fa: 'فلوکی', name_en: 'Floki', pair: 'FLOKIUSDT' },
+      { symbol: 'BTC', name_fa: 'بیت‌کوین', name_en: 'Bitcoin', pair: 'BTCUSDT' },
+    ]).map((coin) => [coin.symbol, coin]),
+  );
+  const wanted = ['SHIB', 'PEPE', 'FLOKI', 'BTC'].map((symbol) => ({ symbol, currency: 'toman' as const }));
+
+  it("knows Nobitex's bundles: shib a thousand, 1m_pepe a million, 100k_floki a hundred thousand", () => {
+    expect(marketRequests(nobitex, wanted, catalog)).toEqual([
+      { symbol: 'SHIB', currency: 'toman', market: 'shib', coinsPerQuote: 1_000 },
+      { symbol: 'PEPE', currency: 'toman', market: '1m_pepe', coinsPerQuote: 1_000_000 },
+      { symbol: 'FLOKI', currency: 'toman', market: '100k_floki', coinsPerQuote: 100_000 },
+      { symbol: 'BTC', currency: 'toman', market: 'btc' },
+    ]);
+  });
+
+  it('reads the bundle from a code the operator names, and coins_per_quote overrides any kind', () => {
+    const named: SourceEntry = { ...nobitex, symbols: { SHIB: '1k_shib', PEPE: '1b_pepe' } };
+    expect(marketRequests(named, wanted.slice(0, 2), catalog).map((r) => r.coinsPerQuote)).toEqual([
+      1_000, 1_000_000_000,
+    ]);
+    const panelPerThousand: SourceEntry = { ...panel, coins_per_quote: { SHIB: 1000 } };
+    expect(marketRequests(panelPerThousand, wanted.slice(0, 1), catalog)).toEqual([
+      { symbol: 'SHIB', currency: 'toman', market: 'SHIB', coinsPerQuote: 1_000 },
+    ]);
+    expect(marketRequests(panel, wanted.slice(0, 1), catalog)[0]?.coinsPerQuote).toBeUndefined();
+  });
+});

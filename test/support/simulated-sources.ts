@@ -12,7 +12,7 @@ const addresses = (sim: ExchangeSimulator): Array<[string, string]> => [
   ['https://publicapi.ramzinex.com', sim.iranExchangesBaseUrl],
   ['https://api.bitpin.ir', sim.iranExchangesBaseUrl],
   ['https://api1.tabdeal.org', sim.iranExchangesBaseUrl],
-  ['https://abantether.com', sim.iranExchangesBaseUrl],
+  ['https://api.abantether.com', sim.iranExchangesBaseUrl],
 ];
 
 /** A preset from `sources/` (or any sources text) with each exchange's address replaced by the simulator's. */
