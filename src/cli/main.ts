@@ -5,6 +5,7 @@ import { registerDemo } from './demo.ts';
 import { registerKeys } from './keys.ts';
 import { registerMigrate } from './migrate.ts';
 import { unsupportedNodeReason } from './node-runtime.ts';
+import { registerPrices } from './prices.ts';
 import { registerRequests } from './requests.ts';
 import { registerServe } from './serve.ts';
 import { registerSimulateExchange } from './simulate-exchange.ts';
@@ -32,6 +33,7 @@ registerRequests(program);
 registerSimulateExchange(program);
 registerCollect(program);
 registerSources(program);
+registerPrices(program);
 registerMigrate(program);
 
 const unsupported = unsupportedNodeReason(process.versions.node);
