@@ -90,7 +90,9 @@ interface Listing {
  * in toman by that source (sell_irt its ask with the markup), its sell_usdt from the same source's
  * tether ask, else derived as toman ÷ usdt_irt; otherwise its tether route prices it as nerkh
  * always has (sell_usdt the ask with the markup, sell_irt = sell_usdt × usdt_irt). With no source
- * usable, the last price stays published, toman first.
+ * usable, the last price stays published, toman first. Each row names the source whose series it
+ * shows and, when a price was converted through usdt_irt, tether's source (RateRowSchema): names
+ * the series already hold, so naming costs a build nothing.
  */
 export class SnapshotBuilder {
   /** Sorted by symbol once, so a build needs no sort. */
@@ -167,8 +169,8 @@ export class SnapshotBuilder {
       served[series.source.order] = (served[series.source.order] as number) + 1;
       rates.push(
         series.currency === 'toman'
-          ? this.#tomanRow(coin, series, usdtIrt)
-          : this.#usdtRow(coin, series, usdtIrt),
+          ? this.#tomanRow(coin, series, tether)
+          : this.#usdtRow(coin, series, tether),
       );
     }
     if (tetherPending && tetherListing) rates.push(this.#tetherRow(tetherListing, tether as SourceSeries));
@@ -195,38 +197,48 @@ export class SnapshotBuilder {
     return served;
   }
 
-  #usdtRow(coin: ListedCoin, series: SourceSeries, usdtIrt: number | null): RateRow {
+  /** Priced in tether by `series`: sell_irt, when there is one, is converted at tether's rate. */
+  #usdtRow(coin: ListedCoin, series: SourceSeries, tether: SourceSeries | null): RateRow {
     const sellUsdt = coin.sellUsdtOfAsk(series);
+    const sellIrt = sellIrtFrom(sellUsdt, tether === null ? null : tether.price);
     return rateRow(coin, {
       sell_usdt: sellUsdt,
-      sell_irt: sellIrtFrom(sellUsdt, usdtIrt),
+      sell_irt: sellIrt,
       change_24h: series.change,
       as_of: coin.asOf.of(series.movedAt),
+      source: series.source.name,
+      tether_source: sellIrt === null || tether === null ? null : tether.source.name,
     });
   }
 
-  #tomanRow(coin: ListedCoin, series: SourceSeries, usdtIrt: number | null): RateRow {
+  /** Priced in toman by `series`: sell_usdt is its own tether ask, else converted at tether's rate. */
+  #tomanRow(coin: ListedCoin, series: SourceSeries, tether: SourceSeries | null): RateRow {
     const toman = tomanWithMarkup(series.price, coin.markupPct);
     const companion = series.companion !== null && series.companion.price > 0 ? series.companion : null;
     // #pricing gives a toman price without a tether one only when usdt_irt is known.
     const sellUsdt = companion
       ? coin.sellUsdtOfAsk(companion)
-      : coin.derivedSellUsdt(toman, usdtIrt as number);
+      : coin.derivedSellUsdt(toman, (tether as SourceSeries).price);
     return rateRow(coin, {
       sell_usdt: sellUsdt,
       sell_irt: sellIrtOfToman(toman),
       change_24h: series.change ?? companion?.change ?? null,
       // Both prices shown come from the source: the row moved when either did.
       as_of: coin.asOf.of(companion ? Math.max(series.movedAt, companion.movedAt) : series.movedAt),
+      source: series.source.name,
+      tether_source: companion ? null : (tether as SourceSeries).source.name,
     });
   }
 
+  /** Tether's row is its toman source's price itself: nothing is converted. */
   #tetherRow(listing: Listing, tether: SourceSeries): RateRow {
     return rateRow(listing, {
       sell_usdt: 1,
       sell_irt: tether.price,
       change_24h: null,
       as_of: this.#tetherAsOf.of(tether.movedAt),
+      source: tether.source.name,
+      tether_source: null,
     });
   }
 
@@ -291,8 +303,11 @@ export class SnapshotBuilder {
   }
 }
 
-/** What the prices make of a row. */
-type RowPrices = Pick<RateRow, 'sell_usdt' | 'sell_irt' | 'change_24h' | 'as_of'>;
+/** What the prices and their sources make of a row. */
+type RowPrices = Pick<
+  RateRow,
+  'sell_usdt' | 'sell_irt' | 'change_24h' | 'as_of' | 'source' | 'tether_source'
+>;
 
 /** The coin's row (RateRowSchema), its fields in the schema's order, which is the order served. */
 function rateRow(listing: Listing, prices: RowPrices): RateRow {
@@ -304,5 +319,7 @@ function rateRow(listing: Listing, prices: RowPrices): RateRow {
     change_24h: prices.change_24h,
     as_of: prices.as_of,
     url: listing.url,
+    source: prices.source,
+    tether_source: prices.tether_source,
   };
 }

@@ -21,11 +21,39 @@ export const RateRowSchema = Type.Object(
       description: "Time of this currency's last price move; judge freshness by this, not by updated_at",
     }),
     url: Type.String({ format: 'uri', description: 'Page of the currency' }),
+    // Additions to v1 after the spec's fields, so the spec's order is kept (docs/sources.md
+    // "What is published").
+    source: Type.String({
+      description:
+        "Name of the source, as the operator's sources file names it, whose quote of this currency priced the row; for USDT, the source of tether's toman rate",
+      examples: ['binance'],
+    }),
+    tether_source: Type.Union([Type.String(), Type.Null()], {
+      description:
+        "The source of the tether rate usdt_irt (the USDT row's source) when one of this row's prices was converted through it: sell_irt = round(sell_usdt × usdt_irt) for a currency priced in tether, sell_usdt = sell_irt ÷ usdt_irt for one priced in toman by a source that does not quote it in tether. null when nothing was converted: the row's source quoted both prices, sell_irt is null, or the row is USDT's",
+      examples: ['nobitex'],
+    }),
   },
   { additionalProperties: false },
 );
 
 export type RateRow = Static<typeof RateRowSchema>;
+
+/**
+ * A stored snapshot's rows as served: a snapshot committed by a nerkh older than the per-row
+ * sources has rows without `source` and `tether_source`. Which source priced each row was not
+ * recorded then, so such a row names the snapshot's label (the sources that priced the snapshot)
+ * and no conversion (docs/sources.md "What is published"). The fields are added in place, after
+ * `url`, which is where the schema puts them, so the served order is the same. Rows that have
+ * them are left as they are: the stores call this on every read of a snapshot.
+ */
+export function withRowSources<T extends SnapshotDraft>(snapshot: T): T {
+  for (const row of snapshot.rates as Array<Partial<RateRow>>) {
+    if (row.source === undefined) row.source = snapshot.source;
+    if (row.tether_source === undefined) row.tether_source = null;
+  }
+  return snapshot;
+}
 
 /** What the collector commits; the store adds the id. */
 export const SnapshotDraftSchema = Type.Object({
@@ -84,6 +112,8 @@ export const RatesResponseSchema = Type.Object(
             change_24h: 1.84,
             as_of: '2025-06-01T10:19:42.118Z',
             url: 'https://rates.example.ir/coins/BTC',
+            source: 'binance',
+            tether_source: 'nobitex',
           },
           {
             symbol: 'USDT',
@@ -93,6 +123,8 @@ export const RatesResponseSchema = Type.Object(
             change_24h: null,
             as_of: '2025-06-01T10:18:05.000Z',
             url: 'https://rates.example.ir/coins/USDT',
+            source: 'nobitex',
+            tether_source: null,
           },
         ],
       },

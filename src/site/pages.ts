@@ -367,6 +367,13 @@ export class SitePages {
         symbol: escapeMarkdown(row.symbol),
         name: this.#nameMarkdown(row),
         rateTable,
+        // Source names as the operator wrote them in the sources file (docs/sources.md "What is
+        // published"); the codebase has no display names for them.
+        priceSource: labels.priceFrom(
+          `**${escapeMarkdown(row.source)}**`,
+          words.age(row.as_of, nowMs),
+          row.tether_source === null ? null : `**${escapeMarkdown(row.tether_source)}**`,
+        ),
         updatedAt: words.time(snapshot.updated_at),
         historyFacts: history.facts,
         historyCharts: { markdown: '', html: history.charts },

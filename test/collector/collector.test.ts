@@ -104,6 +104,8 @@ describe('Collector: prices and as_of', () => {
       change_24h: 1.5,
       as_of: iso(T0),
       url: 'https://rates.example/coins/BTC',
+      source: 'binance',
+      tether_source: 'nobitex',
     });
     expect(rowOf(draft, 'ETH')?.sell_irt).toBe(326_465_861);
   });
@@ -150,6 +152,8 @@ describe('Collector: prices and as_of', () => {
       change_24h: null,
       as_of: iso(T0 + 20_000),
       url: 'https://rates.example/coins/USDT',
+      source: 'nobitex',
+      tether_source: null,
     });
   });
 

@@ -102,6 +102,8 @@ describe('SnapshotBuilder: rows priced in tether', () => {
       change_24h: 2.25,
       as_of: iso(T0 + 1000),
       url: 'https://rates.example/coins/BTC',
+      source: 'binance',
+      tether_source: 'nobitex',
     });
     expect(rowOf(draft, 'ETH')).toMatchObject({
       sell_irt: 326_465_861,
@@ -122,6 +124,8 @@ describe('SnapshotBuilder: rows priced in tether', () => {
         change_24h: null,
         as_of: iso(T0 + 20_000),
         url: 'https://rates.example/coins/USDT',
+        source: 'nobitex',
+        tether_source: null,
       },
     ]);
   });
@@ -193,6 +197,8 @@ describe('SnapshotBuilder: rows priced in toman by their source', () => {
       change_24h: 2.5,
       as_of: iso(T0 + 3000),
       url: 'https://rates.example/coins/BTC',
+      source: 'wallex',
+      tether_source: null,
     });
   });
 
@@ -260,6 +266,78 @@ describe('SnapshotBuilder: rows priced in toman by their source', () => {
   });
 });
 
+describe('SnapshotBuilder: the source of each row', () => {
+  it('names the source that priced each row, and tether’s where a price was converted through usdt_irt', () => {
+    const { build, quote } = setup({}, withUsdt, tomanSetup);
+    quote('wallex', 'toman', 'USDT', 100_000, T0);
+    // In toman with its own tether ask: nothing converted.
+    quote('wallex', 'toman', 'BTC', 6_750_000_000, T0);
+    quote('wallex', 'usdt', 'BTC', 64_100, T0);
+    // In toman by a source that does not quote it in tether here: sell_usdt = sell_irt ÷ usdt_irt.
+    quote('nobitex', 'toman', 'ETH', 340_000_000, T0);
+    // In tether: sell_irt = round(sell_usdt × usdt_irt).
+    quote('binance', 'usdt', 'ZEC', 30, T0);
+    const draft = build(T0);
+    expect(draft.rates.map((row) => [row.symbol, row.source, row.tether_source])).toEqual([
+      ['BTC', 'wallex', null],
+      ['ETH', 'nobitex', 'wallex'],
+      ['USDT', 'wallex', null],
+      ['ZEC', 'binance', 'wallex'],
+    ]);
+    expect(rowOf(draft, 'ETH')?.sell_usdt).toBe(3400);
+    expect(rowOf(draft, 'ZEC')?.sell_irt).toBe(3_000_000);
+  });
+
+  it('names no tether source on a row whose sell_irt is null', () => {
+    const { build, coin } = setup();
+    coin('BTC', 64_000, T0);
+    expect(build(T0).rates).toEqual([
+      expect.objectContaining({ symbol: 'BTC', sell_irt: null, source: 'binance', tether_source: null }),
+    ]);
+  });
+
+  it('names the fallback on the next build once the primary refuses', () => {
+    const { build, routing, coin, tether, quote } = setup();
+    tether(100_000, T0);
+    coin('BTC', 64_000, T0);
+    quote('nobitex', 'usdt', 'BTC', 64_050, T0);
+    expect(rowOf(build(T0), 'BTC')).toMatchObject({
+      sell_usdt: 64_000,
+      source: 'binance',
+      tether_source: 'nobitex',
+    });
+    const binance = routing.availabilityOf('binance');
+    if (binance === undefined) throw new Error('no binance in the built-in set-up');
+    binance.refused = true;
+    const failedOver = build(T0 + 1000);
+    expect(rowOf(failedOver, 'BTC')).toMatchObject({
+      sell_usdt: 64_050,
+      source: 'nobitex',
+      tether_source: 'nobitex',
+    });
+    expect(failedOver.source).toBe('nobitex');
+  });
+
+  it('follows a toman failover: the fallback without a tether ask of the coin converts through usdt_irt', () => {
+    const { build, routing, quote } = setup({}, withUsdt, tomanSetup);
+    quote('nobitex', 'toman', 'USDT', 100_000, T0);
+    quote('wallex', 'toman', 'BTC', 6_750_000_000, T0);
+    quote('wallex', 'usdt', 'BTC', 67_500, T0);
+    quote('nobitex', 'toman', 'BTC', 6_760_000_000, T0);
+    expect(rowOf(build(T0), 'BTC')).toMatchObject({ source: 'wallex', tether_source: null });
+    const wallex = routing.availabilityOf('wallex');
+    if (wallex === undefined) throw new Error('no wallex in the set-up');
+    wallex.refused = true;
+    // Nobitex is routed for BTC in toman only here, so its row's sell_usdt is converted.
+    expect(rowOf(build(T0 + 1000), 'BTC')).toMatchObject({
+      sell_irt: 6_760_000_000,
+      sell_usdt: 67_600,
+      source: 'nobitex',
+      tether_source: 'nobitex',
+    });
+  });
+});
+
 describe('SnapshotBuilder: the source label and counts', () => {
   it('names the sources that priced at least one row, in file order, tether’s source included', () => {
     const { build, builder, quote } = setup({}, withUsdt, tomanSetup);
@@ -307,6 +385,8 @@ describe('SnapshotBuilder.seed', () => {
     change_24h: change,
     as_of: iso(asOf),
     url: `https://rates.example/coins/${symbol}`,
+    source: 'binance',
+    tether_source: null,
   });
 
   it('restores each price, its as_of and change, and publishes the stored sell_usdt exactly until the ask moves', () => {

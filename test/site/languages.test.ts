@@ -123,6 +123,13 @@ describe('Persian conventions', () => {
     expect(page).not.toContain('UTC');
   });
 
+  it('says which source priced the coin and how long ago, in Persian', async () => {
+    expect(await markdown('/fa/coins/BTC')).toContain(
+      'قیمت از **binance**، ۴ دقیقه پیش؛ تبدیل میان تتر و تومان با نرخ تتر از **nobitex**.',
+    );
+    expect(await markdown('/fa/coins/USDT')).toContain('قیمت از **nobitex**، ۵ دقیقه پیش.\n');
+  });
+
   it('keeps the catalog name with its zero-width non-joiner', async () => {
     const page = await markdown('/fa/coins');
     expect(page).toContain('| بیت\u200cکوین |');

@@ -147,6 +147,19 @@ describe('coins', () => {
     expect(upper.body).toContain(`curl -H "X-API-Key: <API_KEY>" "${publicUrl}/v1/rates?symbol=BTC"`);
   });
 
+  it('says under the rates which source priced the coin and how long ago, and the tether rate’s source when a price was converted', async () => {
+    const btc = await get('/coins/BTC', 'text/markdown');
+    expect(btc.body).toContain(
+      'Price from **binance**, 4 min ago; converted between tether and toman at the tether rate from **nobitex**.',
+    );
+    expect((await get('/coins/BTC')).body).toContain(
+      '<p>Price from <strong>binance</strong>, 4 min ago; converted between tether and toman at the tether rate from <strong>nobitex</strong>.</p>',
+    );
+    // Tether's own row is its source's price: nothing converted.
+    const usdt = await get('/coins/USDT', 'text/markdown');
+    expect(usdt.body).toContain('Price from **nobitex**, 5 min ago.\n');
+  });
+
   it('answers an unknown coin with a 404 page for people and agents', async () => {
     const html = await get('/coins/NOPE', browserAccept);
     expect(html.statusCode).toBe(404);

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { SnapshotDraft } from '../../src/domain/rates.ts';
+import { RateRowSchema, type SnapshotDraft } from '../../src/domain/rates.ts';
 import type { CollectorStatus } from '../../src/store/collector-status.ts';
 import type {
   CollectorStatusStore,
@@ -27,6 +27,8 @@ export function draftAt(
         change_24h: -1.234,
         as_of: at(-7),
         url: 'https://rates.example/coins/BTC',
+        source: 'binance',
+        tether_source: usdtIrt === null ? null : 'nobitex',
       },
       {
         symbol: 'SHIB',
@@ -36,6 +38,8 @@ export function draftAt(
         change_24h: null,
         as_of: at(-59),
         url: 'https://rates.example/coins/SHIB',
+        source: 'binance',
+        tether_source: usdtIrt === null ? null : 'nobitex',
       },
     ],
   };
@@ -112,6 +116,27 @@ export function describeSnapshotStoreContract(
       expect((await store.latestSnapshot())?.source).toBe('wallex');
       await store.commitSnapshot(draftAt(2, 105_299, 'binance+nobitex+wallex'));
       expect((await store.latestSnapshot())?.source).toBe('binance+nobitex+wallex');
+    });
+
+    it("serves a snapshot an older nerkh committed, whose rows do not name their source, with the snapshot's label as each row's source and no tether source", async () => {
+      // Rows as nerkh wrote them before each row named its source: the spec's fields only.
+      const old = draftAt(4, 105_299, 'binance+nobitex');
+      const oldRows = old.rates.map(({ source: _source, tether_source: _tether, ...row }) => row);
+      const committed = await store.commitSnapshot({ ...old, rates: oldRows } as unknown as SnapshotDraft);
+      const latest = await store.latestSnapshot();
+      expect(latest).toEqual({
+        ...old,
+        id: committed.id,
+        rates: old.rates.map((row) => ({ ...row, source: 'binance+nobitex', tether_source: null })),
+      });
+      // Served in the schema's order: the spec's fields, then the two the rows lacked.
+      expect(Object.keys(latest?.rates[0] ?? {})).toEqual(Object.keys(RateRowSchema.properties));
+      // A snapshot committed since names each row's own source again.
+      await store.commitSnapshot(draftAt(5));
+      expect((await store.latestSnapshot())?.rates[0]).toMatchObject({
+        source: 'binance',
+        tether_source: 'nobitex',
+      });
     });
 
     it('is not changed by later changes to the draft or to a snapshot read from it', async () => {

@@ -26,6 +26,8 @@ export const snapshotDraft: SnapshotDraft = {
       change_24h: 1.84,
       as_of: '2025-06-01T10:19:42.118Z',
       url: `${publicUrl}/coins/BTC`,
+      source: 'binance',
+      tether_source: 'nobitex',
     },
     {
       symbol: 'ETH',
@@ -35,6 +37,8 @@ export const snapshotDraft: SnapshotDraft = {
       change_24h: -0.52,
       as_of: '2025-06-01T08:02:10.500Z',
       url: `${publicUrl}/coins/ETH`,
+      source: 'binance',
+      tether_source: 'nobitex',
     },
     {
       symbol: 'SHIB',
@@ -44,6 +48,8 @@ export const snapshotDraft: SnapshotDraft = {
       change_24h: null,
       as_of: '2025-06-01T10:11:00.000Z',
       url: `${publicUrl}/coins/SHIB`,
+      source: 'binance',
+      tether_source: 'nobitex',
     },
     {
       symbol: 'USDT',
@@ -53,6 +59,8 @@ export const snapshotDraft: SnapshotDraft = {
       change_24h: null,
       as_of: '2025-06-01T10:18:05.000Z',
       url: `${publicUrl}/coins/USDT`,
+      source: 'nobitex',
+      tether_source: null,
     },
   ],
 };

@@ -20,15 +20,21 @@ export function testConfig(env: Record<string, string> = {}): Config {
 /** A committed-snapshot draft shaped like the collector's: sorted by symbol, USDT row included. */
 export function sampleSnapshot(updatedAt = '2025-01-01T12:00:00.000Z'): SnapshotDraft {
   const usdtIrt = 92_150;
-  const row = (symbol: string, nameFa: string, sellUsdt: number, change: number | null, asOf: string) => ({
-    symbol,
-    name_fa: nameFa,
-    sell_usdt: sellUsdt,
-    sell_irt: Math.round(sellUsdt * usdtIrt) || null,
-    change_24h: change,
-    as_of: asOf,
-    url: `${publicUrl}/coins/${symbol}`,
-  });
+  // Priced in tether by binance, sell_irt converted at nobitex's tether rate.
+  const row = (symbol: string, nameFa: string, sellUsdt: number, change: number | null, asOf: string) => {
+    const sellIrt = Math.round(sellUsdt * usdtIrt) || null;
+    return {
+      symbol,
+      name_fa: nameFa,
+      sell_usdt: sellUsdt,
+      sell_irt: sellIrt,
+      change_24h: change,
+      as_of: asOf,
+      url: `${publicUrl}/coins/${symbol}`,
+      source: 'binance',
+      tether_source: sellIrt === null ? null : 'nobitex',
+    };
+  };
   return {
     updated_at: updatedAt,
     source: 'binance+nobitex',
@@ -37,7 +43,12 @@ export function sampleSnapshot(updatedAt = '2025-01-01T12:00:00.000Z'): Snapshot
       row('BTC', 'بیت‌کوین', 97_250.5, 1.25, '2025-01-01T11:59:58.000Z'),
       row('ETH', 'اتریوم', 3_410.12, -0.8, '2025-01-01T11:58:00.000Z'),
       row('SHIB', 'شیبا', 0.00002, null, '2025-01-01T09:00:00.000Z'),
-      { ...row('USDT', 'تتر', 1, null, '2025-01-01T11:59:30.000Z'), sell_irt: usdtIrt },
+      {
+        ...row('USDT', 'تتر', 1, null, '2025-01-01T11:59:30.000Z'),
+        sell_irt: usdtIrt,
+        source: 'nobitex',
+        tether_source: null,
+      },
     ],
   };
 }

@@ -25,6 +25,8 @@ export function wholeCatalogDay(publicUrl: string, endMs: number): SnapshotDraft
           change_24h: 1.23,
           as_of: at,
           url: `${publicUrl}/coins/${coin.symbol}`,
+          source: 'binance',
+          tether_source: 'nobitex',
         };
       }),
     });

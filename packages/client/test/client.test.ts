@@ -55,6 +55,18 @@ describe('NerkhClient against a running nerkh', () => {
     const btc = await client.getRates({ symbol: 'btc' });
     expect(btc.data.rates).toHaveLength(1);
     expect(btc.data.rates[0]?.sell_irt).toBe(Math.round(97_250.5 * 92_150));
+    // Each row names the source that priced it and the tether rate's source it was converted at.
+    const sources: Array<[string, string, string | null]> = all.data.rates.map((row) => [
+      row.symbol,
+      row.source,
+      row.tether_source,
+    ]);
+    expect(sources).toEqual([
+      ['BTC', 'binance', 'nobitex'],
+      ['ETH', 'binance', 'nobitex'],
+      ['SHIB', 'binance', 'nobitex'],
+      ['USDT', 'nobitex', null],
+    ]);
     expect(client.rateLimit?.limits[0]?.remaining).toBe(58);
     expect(nerkh.requests).toEqual(['/v1/rates', '/v1/rates?symbol=btc']);
   });

@@ -17,10 +17,16 @@ const rules =
   'Sell side only: what a user pays to buy each coin; never derive a buy rate, spread or cost from it. ' +
   'sell_irt and usdt_irt are in toman, not rial (1 toman = 10 rial). ' +
   'Judge each row by its own as_of, not by updated_at (when the list was committed). ' +
+  'Each row names the source that priced it and, when one of its prices was converted through usdt_irt, the source of that tether rate; say which when you report a rate. ' +
   'Rates are informational; the final rate of an order is fixed in the exchange user panel.';
 
 const symbolShape = /^[A-Za-z0-9]{1,20}$/;
 const isoShape = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+/**
+ * A source name as a sources file may write it (docs/sources.md "The file"), or several joined
+ * with '+': a row of a snapshot stored before rows named their source carries the response's label.
+ */
+const sourceShape = /^[a-z][a-z0-9-]{0,31}(\+[a-z][a-z0-9-]{0,31}){0,15}$/;
 
 function number(value: number | null, unit: string): string {
   return typeof value === 'number' && Number.isFinite(value) ? `${value} ${unit}` : `not available (${unit})`;
@@ -28,6 +34,17 @@ function number(value: number | null, unit: string): string {
 
 function time(value: unknown): string {
   return typeof value === 'string' && isoShape.test(value) ? value : 'unknown';
+}
+
+/**
+ * Which sources a row's prices come from, its names shown only once they have a source name's
+ * shape; nothing for a row of a server too old to name them.
+ */
+function sourcesText(source: unknown, tetherSource: unknown): string {
+  if (typeof source !== 'string') return '';
+  const from = `; from ${sourceShape.test(source) ? source : 'an unnamed source'}`;
+  if (typeof tetherSource !== 'string') return from;
+  return `${from}, converted at the tether rate from ${sourceShape.test(tetherSource) ? tetherSource : 'an unnamed source'}`;
 }
 
 /** How old a row is, in the unit a reader would use. */
@@ -45,7 +62,8 @@ export function ratesReply(data: RatesResponse, nowMs: number): CallToolResult {
     .slice(0, 50)
     .map((row) => {
       const age = ageText(nowMs - Date.parse(row.as_of));
-      return `${row.symbol}: ${number(row.sell_usdt, 'USDT')}, ${number(row.sell_irt, 'toman')}; as_of ${time(row.as_of)}${age}`;
+      const sources = sourcesText(row.source, row.tether_source);
+      return `${row.symbol}: ${number(row.sell_usdt, 'USDT')}, ${number(row.sell_irt, 'toman')}; as_of ${time(row.as_of)}${age}${sources}`;
     });
   const more =
     data.rates.length > lines.length

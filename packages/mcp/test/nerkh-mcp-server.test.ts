@@ -65,7 +65,10 @@ describe('the nerkh MCP server', () => {
     expect(text).toContain('Sell side only');
     expect(text).toContain('toman, not rial');
     expect(text).toContain('own as_of');
-    expect(text).toContain('BTC: 97250.5 USDT, 8961633575 toman; as_of 2025-01-01T11:59:58.000Z, 1 min old');
+    expect(text).toContain(
+      'BTC: 97250.5 USDT, 8961633575 toman; as_of 2025-01-01T11:59:58.000Z, 1 min old; from binance, converted at the tether rate from nobitex',
+    );
+    expect(data.rates[0]).toMatchObject({ source: 'binance', tether_source: 'nobitex' });
     expect(nerkh.requests).toEqual(['/v1/rates?symbol=btc']);
   });
 

@@ -114,6 +114,10 @@ export const englishWords: SiteWords = {
     change: 'Change over 24 hours',
     asOf: 'As of',
     tetherRate: 'Tether rate used',
+    priceFrom: (source, age, tetherSource) =>
+      tetherSource === null
+        ? `Price from ${source}, ${age}.`
+        : `Price from ${source}, ${age}; converted between tether and toman at the tether rate from ${tetherSource}.`,
   },
   coinNotFound: {
     title: 'Coin not found',

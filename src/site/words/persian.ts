@@ -102,6 +102,10 @@ export const persianWords: SiteWords = {
     change: 'تغییر در ۲۴ ساعت',
     asOf: 'زمان نرخ',
     tetherRate: 'نرخ تتر به‌کاررفته',
+    priceFrom: (source, age, tetherSource) =>
+      tetherSource === null
+        ? `قیمت از ${source}، ${age}.`
+        : `قیمت از ${source}، ${age}؛ تبدیل میان تتر و تومان با نرخ تتر از ${tetherSource}.`,
   },
   coinNotFound: {
     title: 'ارز پیدا نشد',

@@ -93,6 +93,11 @@ export interface SiteWords {
     change: string;
     asOf: string;
     tetherRate: string;
+    /**
+     * The line under the rates: the source that priced the row (Markdown, escaped) and the age of
+     * its price, with the source of the tether rate a price was converted at, if one was.
+     */
+    priceFrom(source: string, age: string, tetherSource: string | null): string;
   };
   coinNotFound: { title: string; description: string; youAskedFor: string };
   status: {

@@ -1,5 +1,5 @@
 import { type HistoryRange, type PricePoint, seriesBySymbol } from '../../domain/price-history.ts';
-import type { Snapshot, SnapshotDraft } from '../../domain/rates.ts';
+import { type Snapshot, type SnapshotDraft, withRowSources } from '../../domain/rates.ts';
 import type { CollectorStatus } from '../collector-status.ts';
 import type { PriceAcceptance, PriceAcceptanceDraft } from '../price-acceptance.ts';
 import type { CollectorStatusStore, PriceAcceptanceStore, SnapshotStore } from '../types.ts';
@@ -22,7 +22,8 @@ export class MemorySnapshotStore implements SnapshotStore, CollectorStatusStore,
 
   async latestSnapshot(): Promise<Snapshot | null> {
     const last = this.#snapshots.at(-1);
-    return last ? structuredClone(last) : null;
+    // As the stores on disk do, for a draft shaped as an older nerkh committed it.
+    return last ? withRowSources(structuredClone(last)) : null;
   }
 
   async latestSnapshotId(): Promise<number> {

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { type HistoryRange, type PricePoint, seriesBySymbol } from '../../domain/price-history.ts';
-import type { RateRow, Snapshot, SnapshotDraft } from '../../domain/rates.ts';
+import { type RateRow, type Snapshot, type SnapshotDraft, withRowSources } from '../../domain/rates.ts';
 import type { CollectorStatus } from '../collector-status.ts';
 import type { PriceAcceptance, PriceAcceptanceDraft } from '../price-acceptance.ts';
 import { StaleTermError } from '../stale-term-error.ts';
@@ -121,13 +121,14 @@ export class PostgresSnapshotStore implements SnapshotStore, CollectorStatusStor
   async latestSnapshot(): Promise<Snapshot | null> {
     const row = (await this.pool.query<SnapshotRow>(latest)).rows[0];
     if (!row) return null;
-    return {
+    // A snapshot an older nerkh committed has rows that do not name their source.
+    return withRowSources({
       id: Number(row.id),
       updated_at: row.updated_at.toISOString(),
       source: row.source,
       usdt_irt: row.usdt_irt === null ? null : Number(row.usdt_irt),
       rates: row.rates,
-    };
+    });
   }
 
   async latestSnapshotId(): Promise<number> {

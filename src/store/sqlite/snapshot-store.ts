@@ -1,5 +1,5 @@
 import { type HistoryRange, type PricePoint, seriesBySymbol } from '../../domain/price-history.ts';
-import type { RateRow, Snapshot, SnapshotDraft } from '../../domain/rates.ts';
+import { type RateRow, type Snapshot, type SnapshotDraft, withRowSources } from '../../domain/rates.ts';
 import type { CollectorStatus } from '../collector-status.ts';
 import type { PriceAcceptance, PriceAcceptanceDraft } from '../price-acceptance.ts';
 import type { CollectorStatusStore, PriceAcceptanceStore, SnapshotStore } from '../types.ts';
@@ -90,13 +90,14 @@ export class SqliteSnapshotStore implements SnapshotStore, CollectorStatusStore,
   async latestSnapshot(): Promise<Snapshot | null> {
     const row = this.#latest.get();
     if (!row) return null;
-    return {
+    // A snapshot an older nerkh committed has rows that do not name their source.
+    return withRowSources({
       id: row.id,
       updated_at: row.updated_at,
       source: row.source,
       usdt_irt: row.usdt_irt,
       rates: JSON.parse(row.rates) as RateRow[],
-    };
+    });
   }
 
   async latestSnapshotId(): Promise<number> {

@@ -62,6 +62,8 @@ describe('GET /v1/rates', () => {
         'change_24h',
         'as_of',
         'url',
+        'source',
+        'tether_source',
       ]);
       if (row.sell_irt !== null) expect(Number.isInteger(row.sell_irt)).toBe(true);
     }
@@ -71,6 +73,44 @@ describe('GET /v1/rates', () => {
       sell_irt: 92_150,
     });
     expect(body.rates.find((r: { symbol: string }) => r.symbol === 'BTC')).toEqual(sampleSnapshot().rates[0]);
+  });
+
+  it('names on each row the source that priced it and the source of the tether rate it was converted at, as /v1/openapi.json describes them', async () => {
+    const rates = sampleSnapshot().rates.map((row) =>
+      row.symbol === 'ETH' ? { ...row, source: 'wallex', tether_source: null } : row,
+    );
+    t = await openApp({ snapshot: { ...sampleSnapshot(), rates } });
+    const body = (await get('/v1/rates')).json();
+    expect(
+      body.rates.map((row: { symbol: string; source: string; tether_source: string | null }) => [
+        row.symbol,
+        row.source,
+        row.tether_source,
+      ]),
+    ).toEqual([
+      ['BTC', 'binance', 'nobitex'],
+      ['ETH', 'wallex', null],
+      ['SHIB', 'binance', 'nobitex'],
+      ['USDT', 'nobitex', null],
+    ]);
+    // The response's own label stays as it was: the sources of the whole snapshot.
+    expect(body.source).toBe('binance+nobitex');
+    expect((await get('/v1/rates?symbol=eth')).json().rates[0]).toMatchObject({
+      source: 'wallex',
+      tether_source: null,
+    });
+
+    const openapi = (await t.app.inject({ url: '/v1/openapi.json' })).json();
+    const rowSchema =
+      openapi.paths['/rates'].get.responses['200'].content['application/json'].schema.properties.rates.items;
+    for (const row of body.rates) {
+      expect(Object.keys(row)).toEqual(Object.keys(rowSchema.properties));
+      expect(rowSchema.required).toEqual(expect.arrayContaining(Object.keys(row)));
+    }
+    expect(rowSchema.properties.source).toMatchObject({ type: 'string' });
+    expect(rowSchema.properties.source.description).toMatch(/priced the row/);
+    expect(rowSchema.properties.tether_source.anyOf).toEqual([{ type: 'string' }, { type: 'null' }]);
+    expect(rowSchema.properties.tether_source.description).toMatch(/usdt_irt/);
   });
 
   it('names the sources that priced the snapshot, each snapshot its own', async () => {
@@ -103,7 +143,9 @@ describe('GET /v1/rates', () => {
     t = await openApp({
       snapshot: {
         ...sampleSnapshot(),
-        rates: sampleSnapshot().rates.map((r) => (r.symbol === 'SHIB' ? { ...r, sell_irt: null } : r)),
+        rates: sampleSnapshot().rates.map((r) =>
+          r.symbol === 'SHIB' ? { ...r, sell_irt: null, tether_source: null } : r,
+        ),
       },
     });
     expect((await get('/v1/rates?symbol=shib')).json().rates[0].sell_irt).toBeNull();

@@ -142,6 +142,16 @@ export interface operations {
                              * @description Page of the currency
                              */
                             url: string;
+                            /**
+                             * @description Name of the source, as the operator's sources file names it, whose quote of this currency priced the row; for USDT, the source of tether's toman rate
+                             * @example binance
+                             */
+                            source: string;
+                            /**
+                             * @description The source of the tether rate usdt_irt (the USDT row's source) when one of this row's prices was converted through it: sell_irt = round(sell_usdt × usdt_irt) for a currency priced in tether, sell_usdt = sell_irt ÷ usdt_irt for one priced in toman by a source that does not quote it in tether. null when nothing was converted: the row's source quoted both prices, sell_irt is null, or the row is USDT's
+                             * @example nobitex
+                             */
+                            tether_source: string | null;
                         }[];
                     };
                 };
