@@ -125,7 +125,7 @@ export class CoinRouting {
     }
   }
 
-  /** Every series holding a unit-sized level now (docs/sources.md#held-prices), in source order. */
+  /** Every series holding a unit-sized level now (docs/sources.md#the-price-guard), in source order. */
   held(): SourceSeries[] {
     const held: SourceSeries[] = [];
     for (const bySymbol of this.#series.values()) {

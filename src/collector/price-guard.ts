@@ -4,7 +4,7 @@ import type { SourceName } from '../feeds/types.ts';
 import type { Logger } from '../logger.ts';
 
 /**
- * Why a source's price of a coin is held (docs/sources.md#held-prices): a unit-sized move from
+ * Why a source's price of a coin is held (docs/sources.md#the-price-guard): a unit-sized move from
  * its own last accepted price (`own-price`), or a first price a unit-sized factor away from the
  * coin's other sources in line (`other-sources`).
  */

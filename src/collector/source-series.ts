@@ -76,7 +76,7 @@ export class SourceSeries extends PriceState {
 
   /**
    * May serve the coin at `now`: priced, its source not refusing, quoted within the stale time, and
-   * no unit-sized level held (docs/sources.md#held-prices): the next source of the route serves it.
+   * no unit-sized level held (docs/sources.md#the-price-guard): the next source of the route serves it.
    */
   usable(now: number, staleMs: number): boolean {
     return (
