@@ -78,7 +78,7 @@ describe('SqliteSnapshotStore on a file', () => {
     const store = new SqliteSnapshotStore(old, 10);
     await store.commitSnapshot(draftAt(1));
     // As migration 4 left the database: no price points yet (nor the later tables).
-    old.exec('DROP TABLE price_points; DROP TABLE api_key_usage');
+    old.exec('DROP TABLE price_points; DROP TABLE api_key_usage; DROP TABLE price_acceptances');
     old.pragma('user_version = 4');
     old.close();
 
