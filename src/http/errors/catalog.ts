@@ -28,6 +28,12 @@ export const errorCatalog = {
     description:
       'The key in `X-API-Key` is unknown, malformed, revoked or expired. The answer is the same in every case so nothing leaks about which keys exist. Check that the whole key was copied; if it was revoked, request a new one through the contact page.',
   },
+  'origin-not-allowed': {
+    status: 403,
+    title: 'Origin not allowed',
+    description:
+      "A browser sent a request to `/mcp` from a page of another site (its `Origin` header names another origin). MCP servers must refuse those, so a web page cannot use a visitor's network to reach them (DNS rebinding; MCP transports specification). Call `/mcp` from a program or an MCP host, which send no `Origin`.",
+  },
   'rate-limited': {
     status: 429,
     title: 'Rate limit exceeded',
@@ -79,7 +85,8 @@ export const errorCatalog = {
   'payload-too-large': {
     status: 413,
     title: 'Request body too large',
-    description: 'The request body is larger than the endpoint accepts. API endpoints take no body at all.',
+    description:
+      'The request body is larger than the endpoint accepts. API endpoints take no body at all; `/mcp` takes one JSON-RPC message of at most 16 KiB.',
   },
   'unsupported-media-type': {
     status: 415,

@@ -184,7 +184,7 @@ export interface operations {
                         /** @description Path of the request that failed */
                         instance?: string;
                         /** @description Stable error code; see /docs/errors */
-                        code: "missing-api-key" | "invalid-api-key" | "rate-limited" | "too-many-failed-keys" | "invalid-symbol" | "unknown-symbol" | "invalid-request" | "not-found" | "method-not-allowed" | "not-acceptable" | "payload-too-large" | "unsupported-media-type" | "request-header-fields-too-large" | "expectation-failed" | "request-timeout" | "bad-request" | "internal-error" | "form-token-invalid" | "too-many-key-requests" | "service-unavailable";
+                        code: "missing-api-key" | "invalid-api-key" | "origin-not-allowed" | "rate-limited" | "too-many-failed-keys" | "invalid-symbol" | "unknown-symbol" | "invalid-request" | "not-found" | "method-not-allowed" | "not-acceptable" | "payload-too-large" | "unsupported-media-type" | "request-header-fields-too-large" | "expectation-failed" | "request-timeout" | "bad-request" | "internal-error" | "form-token-invalid" | "too-many-key-requests" | "service-unavailable";
                         /** @description Rate-limit policies the request exceeded (on 429) */
                         "violated-policies"?: string[];
                         /** @description The requested symbols that are not listed, upper case (on 404 unknown-symbol) */
@@ -213,7 +213,7 @@ export interface operations {
                         /** @description Path of the request that failed */
                         instance?: string;
                         /** @description Stable error code; see /docs/errors */
-                        code: "missing-api-key" | "invalid-api-key" | "rate-limited" | "too-many-failed-keys" | "invalid-symbol" | "unknown-symbol" | "invalid-request" | "not-found" | "method-not-allowed" | "not-acceptable" | "payload-too-large" | "unsupported-media-type" | "request-header-fields-too-large" | "expectation-failed" | "request-timeout" | "bad-request" | "internal-error" | "form-token-invalid" | "too-many-key-requests" | "service-unavailable";
+                        code: "missing-api-key" | "invalid-api-key" | "origin-not-allowed" | "rate-limited" | "too-many-failed-keys" | "invalid-symbol" | "unknown-symbol" | "invalid-request" | "not-found" | "method-not-allowed" | "not-acceptable" | "payload-too-large" | "unsupported-media-type" | "request-header-fields-too-large" | "expectation-failed" | "request-timeout" | "bad-request" | "internal-error" | "form-token-invalid" | "too-many-key-requests" | "service-unavailable";
                         /** @description Rate-limit policies the request exceeded (on 429) */
                         "violated-policies"?: string[];
                         /** @description The requested symbols that are not listed, upper case (on 404 unknown-symbol) */
@@ -241,7 +241,7 @@ export interface operations {
                         /** @description Path of the request that failed */
                         instance?: string;
                         /** @description Stable error code; see /docs/errors */
-                        code: "missing-api-key" | "invalid-api-key" | "rate-limited" | "too-many-failed-keys" | "invalid-symbol" | "unknown-symbol" | "invalid-request" | "not-found" | "method-not-allowed" | "not-acceptable" | "payload-too-large" | "unsupported-media-type" | "request-header-fields-too-large" | "expectation-failed" | "request-timeout" | "bad-request" | "internal-error" | "form-token-invalid" | "too-many-key-requests" | "service-unavailable";
+                        code: "missing-api-key" | "invalid-api-key" | "origin-not-allowed" | "rate-limited" | "too-many-failed-keys" | "invalid-symbol" | "unknown-symbol" | "invalid-request" | "not-found" | "method-not-allowed" | "not-acceptable" | "payload-too-large" | "unsupported-media-type" | "request-header-fields-too-large" | "expectation-failed" | "request-timeout" | "bad-request" | "internal-error" | "form-token-invalid" | "too-many-key-requests" | "service-unavailable";
                         /** @description Rate-limit policies the request exceeded (on 429) */
                         "violated-policies"?: string[];
                         /** @description The requested symbols that are not listed, upper case (on 404 unknown-symbol) */
@@ -273,7 +273,7 @@ export interface operations {
                         /** @description Path of the request that failed */
                         instance?: string;
                         /** @description Stable error code; see /docs/errors */
-                        code: "missing-api-key" | "invalid-api-key" | "rate-limited" | "too-many-failed-keys" | "invalid-symbol" | "unknown-symbol" | "invalid-request" | "not-found" | "method-not-allowed" | "not-acceptable" | "payload-too-large" | "unsupported-media-type" | "request-header-fields-too-large" | "expectation-failed" | "request-timeout" | "bad-request" | "internal-error" | "form-token-invalid" | "too-many-key-requests" | "service-unavailable";
+                        code: "missing-api-key" | "invalid-api-key" | "origin-not-allowed" | "rate-limited" | "too-many-failed-keys" | "invalid-symbol" | "unknown-symbol" | "invalid-request" | "not-found" | "method-not-allowed" | "not-acceptable" | "payload-too-large" | "unsupported-media-type" | "request-header-fields-too-large" | "expectation-failed" | "request-timeout" | "bad-request" | "internal-error" | "form-token-invalid" | "too-many-key-requests" | "service-unavailable";
                         /** @description Rate-limit policies the request exceeded (on 429) */
                         "violated-policies"?: string[];
                         /** @description The requested symbols that are not listed, upper case (on 404 unknown-symbol) */
@@ -307,7 +307,7 @@ export interface operations {
                         /** @description Path of the request that failed */
                         instance?: string;
                         /** @description Stable error code; see /docs/errors */
-                        code: "missing-api-key" | "invalid-api-key" | "rate-limited" | "too-many-failed-keys" | "invalid-symbol" | "unknown-symbol" | "invalid-request" | "not-found" | "method-not-allowed" | "not-acceptable" | "payload-too-large" | "unsupported-media-type" | "request-header-fields-too-large" | "expectation-failed" | "request-timeout" | "bad-request" | "internal-error" | "form-token-invalid" | "too-many-key-requests" | "service-unavailable";
+                        code: "missing-api-key" | "invalid-api-key" | "origin-not-allowed" | "rate-limited" | "too-many-failed-keys" | "invalid-symbol" | "unknown-symbol" | "invalid-request" | "not-found" | "method-not-allowed" | "not-acceptable" | "payload-too-large" | "unsupported-media-type" | "request-header-fields-too-large" | "expectation-failed" | "request-timeout" | "bad-request" | "internal-error" | "form-token-invalid" | "too-many-key-requests" | "service-unavailable";
                         /** @description Rate-limit policies the request exceeded (on 429) */
                         "violated-policies"?: string[];
                         /** @description The requested symbols that are not listed, upper case (on 404 unknown-symbol) */
@@ -336,7 +336,7 @@ export interface operations {
                         /** @description Path of the request that failed */
                         instance?: string;
                         /** @description Stable error code; see /docs/errors */
-                        code: "missing-api-key" | "invalid-api-key" | "rate-limited" | "too-many-failed-keys" | "invalid-symbol" | "unknown-symbol" | "invalid-request" | "not-found" | "method-not-allowed" | "not-acceptable" | "payload-too-large" | "unsupported-media-type" | "request-header-fields-too-large" | "expectation-failed" | "request-timeout" | "bad-request" | "internal-error" | "form-token-invalid" | "too-many-key-requests" | "service-unavailable";
+                        code: "missing-api-key" | "invalid-api-key" | "origin-not-allowed" | "rate-limited" | "too-many-failed-keys" | "invalid-symbol" | "unknown-symbol" | "invalid-request" | "not-found" | "method-not-allowed" | "not-acceptable" | "payload-too-large" | "unsupported-media-type" | "request-header-fields-too-large" | "expectation-failed" | "request-timeout" | "bad-request" | "internal-error" | "form-token-invalid" | "too-many-key-requests" | "service-unavailable";
                         /** @description Rate-limit policies the request exceeded (on 429) */
                         "violated-policies"?: string[];
                         /** @description The requested symbols that are not listed, upper case (on 404 unknown-symbol) */
@@ -453,7 +453,7 @@ export interface operations {
                         /** @description Path of the request that failed */
                         instance?: string;
                         /** @description Stable error code; see /docs/errors */
-                        code: "missing-api-key" | "invalid-api-key" | "rate-limited" | "too-many-failed-keys" | "invalid-symbol" | "unknown-symbol" | "invalid-request" | "not-found" | "method-not-allowed" | "not-acceptable" | "payload-too-large" | "unsupported-media-type" | "request-header-fields-too-large" | "expectation-failed" | "request-timeout" | "bad-request" | "internal-error" | "form-token-invalid" | "too-many-key-requests" | "service-unavailable";
+                        code: "missing-api-key" | "invalid-api-key" | "origin-not-allowed" | "rate-limited" | "too-many-failed-keys" | "invalid-symbol" | "unknown-symbol" | "invalid-request" | "not-found" | "method-not-allowed" | "not-acceptable" | "payload-too-large" | "unsupported-media-type" | "request-header-fields-too-large" | "expectation-failed" | "request-timeout" | "bad-request" | "internal-error" | "form-token-invalid" | "too-many-key-requests" | "service-unavailable";
                         /** @description Rate-limit policies the request exceeded (on 429) */
                         "violated-policies"?: string[];
                         /** @description The requested symbols that are not listed, upper case (on 404 unknown-symbol) */
