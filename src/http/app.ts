@@ -44,6 +44,7 @@ import {
 } from './errors/problem-handlers.ts';
 import { currentHealth } from './health/current-health.ts';
 import { healthRoutes } from './health/route.ts';
+import { mcpRoutes } from './mcp/route.ts';
 import { RatesFastPath } from './rates/fast-path.ts';
 import { ratesRoutes } from './rates/route.ts';
 import { SnapshotCache } from './snapshot/snapshot-cache.ts';
@@ -260,6 +261,13 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
       routes: (api) => api.register(ratesRoutes, { snapshots, clock, responseHeaders }),
     });
     await app.register(healthRoutes, { health });
+    // MCP over Streamable HTTP: the same two operations, asked in-process (./mcp/route.ts).
+    await app.register(mcpRoutes, {
+      publicUrl: config.publicUrl,
+      inject: (options) => app.inject(options),
+      version: packageJson.version,
+      clock,
+    });
     await app.register(sitePlugin, {
       pages,
       keyRequests: deps.keyRequests,

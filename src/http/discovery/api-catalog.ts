@@ -1,6 +1,6 @@
 /**
- * The API catalog (RFC 9727): a linkset (RFC 9264 §4.2) at `/.well-known/api-catalog` whose one
- * link context is the API's base URL, with the RFC 8631 relations a client needs to use it:
+ * The API catalog (RFC 9727): a linkset (RFC 9264 §4.2) at `/.well-known/api-catalog` whose link
+ * contexts are the API's base URL and its MCP endpoint (`/mcp`), with the RFC 8631 relations a client needs to use it:
  * `service-desc` (OpenAPI), `service-doc` (human docs), `service-meta` (agent guides), `status`
  * (health), plus `terms-of-service` (RFC 6903). Every relation's value is an array of target
  * objects, as RFC 9264 §4.2.2 requires.
@@ -23,7 +23,7 @@ interface Linkset {
   linkset: LinkContext[];
 }
 
-/** The catalog: one API (v1) and the documents that describe it. */
+/** The catalog: the API (v1), its MCP endpoint, and the documents that describe them. */
 export function buildApiCatalog(publicUrl: string): Linkset {
   return {
     linkset: [
@@ -57,6 +57,27 @@ export function buildApiCatalog(publicUrl: string): Linkset {
           { href: `${publicUrl}/v1/health`, type: 'application/health+json', title: 'Service health' },
         ],
         'terms-of-service': [{ href: `${publicUrl}/terms`, type: 'text/html', title: 'Terms of use' }],
+      },
+      // The MCP endpoint: the same operations over MCP's Streamable HTTP transport (content/docs.md "MCP").
+      {
+        anchor: `${publicUrl}/mcp`,
+        'service-doc': [
+          {
+            href: `${publicUrl}/docs#mcp`,
+            type: 'text/html',
+            title: 'MCP over Streamable HTTP: tools get_sell_rates and get_service_health, key in X-API-Key',
+          },
+        ],
+        'service-meta': [
+          {
+            href: `${publicUrl}/SKILL.md`,
+            type: 'text/markdown',
+            title: 'Agent skill: using the rates API and its MCP tools',
+          },
+        ],
+        status: [
+          { href: `${publicUrl}/v1/health`, type: 'application/health+json', title: 'Service health' },
+        ],
       },
     ],
   };

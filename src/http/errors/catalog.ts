@@ -28,6 +28,12 @@ export const errorCatalog = {
     description:
       'The key in `X-API-Key` is unknown, malformed, revoked or expired. The answer is the same in every case so nothing leaks about which keys exist. Check that the whole key was copied; if it was revoked, request a new one through the contact page.',
   },
+  'origin-not-allowed': {
+    status: 403,
+    title: 'Origin not allowed',
+    description:
+      "A browser sent a request to `/mcp` from a page of another site (its `Origin` header names another origin). MCP servers must refuse those, so a web page cannot use a visitor's network to reach them (DNS rebinding; MCP transports specification). Call `/mcp` from a program or an MCP host, which send no `Origin`.",
+  },
   'rate-limited': {
     status: 429,
     title: 'Rate limit exceeded',
@@ -44,13 +50,13 @@ export const errorCatalog = {
     status: 400,
     title: 'Invalid symbol',
     description:
-      'The `symbol` query parameter must be 1 to 20 ASCII letters or digits (for example `BTC`), given once. Matching is case-insensitive.',
+      'The `symbol` query parameter must be 1 to 20 ASCII letters or digits (for example `BTC`), given once. `symbols` must be one comma-separated list of such symbols (for example `BTC,ETH,SOL`), given once, with no empty item and at most 20 distinct symbols after case and duplicates are folded. `symbol` and `symbols` cannot be given together. `detail` names the part at fault. Matching is case-insensitive.',
   },
   'unknown-symbol': {
     status: 404,
     title: 'Unknown symbol',
     description:
-      'The `symbol` is well formed but not listed by the service. Request `/v1/rates` without `symbol` to see every listed currency.',
+      'A symbol in `symbol` or `symbols` is well formed but not listed by the service; `detail` and the `unknown-symbols` member name every one that is not. Request `/v1/rates` without `symbol` or `symbols` to see every listed currency.',
   },
   'invalid-request': {
     status: 400,
@@ -79,7 +85,8 @@ export const errorCatalog = {
   'payload-too-large': {
     status: 413,
     title: 'Request body too large',
-    description: 'The request body is larger than the endpoint accepts. API endpoints take no body at all.',
+    description:
+      'The request body is larger than the endpoint accepts. API endpoints take no body at all; `/mcp` takes one JSON-RPC message of at most 16 KiB.',
   },
   'unsupported-media-type': {
     status: 415,
@@ -207,6 +214,11 @@ export const ProblemSchema = Type.Object(
     ),
     'violated-policies': Type.Optional(
       Type.Array(Type.String(), { description: 'Rate-limit policies the request exceeded (on 429)' }),
+    ),
+    'unknown-symbols': Type.Optional(
+      Type.Array(Type.String(), {
+        description: 'The requested symbols that are not listed, upper case (on 404 unknown-symbol)',
+      }),
     ),
   },
   {

@@ -92,6 +92,24 @@ describe('/.well-known/api-catalog (RFC 9727)', () => {
     }
   });
 
+  it('names the MCP endpoint as a link context of its own, documented, and with the service’s health', async () => {
+    const contexts = (await get('/.well-known/api-catalog')).json().linkset as Record<string, unknown>[];
+    const mcp = contexts.find((context) => context.anchor === `${publicUrl}/mcp`) as
+      | Record<string, { href: string; type: string }[]>
+      | undefined;
+    expect(mcp?.['service-doc']?.[0]?.href).toBe(`${publicUrl}/docs#mcp`);
+    expect(mcp?.status?.[0]?.href).toBe(`${publicUrl}/v1/health`);
+    for (const targets of Object.values(mcp ?? {})) {
+      if (Array.isArray(targets))
+        for (const target of targets) await expectResolves(target.href, target.type);
+    }
+    // llms.txt, the skill and the docs point agents at it too.
+    expect((await get('/llms.txt')).body).toContain(`POST ${publicUrl}/mcp`);
+    expect((await get('/SKILL.md')).body).toContain(`${publicUrl}/mcp`);
+    expect((await get('/docs', { accept: 'text/markdown' })).body).toContain('## MCP');
+    expect((await get('/clients', { accept: 'text/markdown' })).body).toContain(`${publicUrl}/mcp`);
+  });
+
   it('is linked from the home page and from the API base URL', async () => {
     // The home page's Link field also carries its language alternates (hreflang).
     expect(String((await get('/')).headers.link).split(', ')).toContain(link);
