@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { RateRow } from '../../domain/rates.ts';
 import { maxSymbols, symbolPattern } from '../rates/symbols-query.ts';
 import { healthToolName, ratesToolName } from './tools.ts';
 
@@ -27,6 +28,7 @@ const rules =
   'Sell side only: what a user pays to buy each coin; never derive a buy rate, spread or cost from it. ' +
   'sell_irt and usdt_irt are in toman, not rial (1 toman = 10 rial). ' +
   'Judge each row by its own as_of, not by updated_at (when the list was committed). ' +
+  'Each row names the source that priced it and, when one of its prices was converted through usdt_irt, the source of that tether rate; say which when you report a rate. ' +
   'Rates are informational; the final rate of an order is fixed in the exchange user panel.';
 
 function toolError(text: string, problemJson?: string): CallToolResult {
@@ -78,13 +80,21 @@ function ageText(ageMs: number): string {
 interface RatesBody {
   usdt_irt: number | null;
   updated_at: string;
-  rates: { symbol: string; sell_usdt: number; sell_irt: number | null; as_of: string }[];
+  rates: Pick<RateRow, 'symbol' | 'sell_usdt' | 'sell_irt' | 'as_of' | 'source' | 'tether_source'>[];
+}
+
+/** Which sources a row's prices come from (docs/sources.md "What is published"). */
+function sourcesText(row: Pick<RateRow, 'source' | 'tether_source'>): string {
+  const from = `; from ${row.source}`;
+  return row.tether_source === null
+    ? from
+    : `${from}, converted at the tether rate from ${row.tether_source}`;
 }
 
 function ratesReply(body: RatesBody, nowMs: number): CallToolResult {
   const lines = body.rates.map((row) => {
     const age = ageText(nowMs - Date.parse(row.as_of));
-    return `${row.symbol}: ${number(row.sell_usdt, 'USDT')}, ${number(row.sell_irt, 'toman')}; as_of ${row.as_of}${age}`;
+    return `${row.symbol}: ${number(row.sell_usdt, 'USDT')}, ${number(row.sell_irt, 'toman')}; as_of ${row.as_of}${age}${sourcesText(row)}`;
   });
   const text = [
     rules,

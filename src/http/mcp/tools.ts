@@ -26,7 +26,7 @@ export const mcpTools: Tool[] = [
     name: ratesToolName,
     title: 'nerkh sell rates',
     description:
-      'Current sell (ask) rates of digital currencies from nerkh: what a user pays to buy each coin from the exchange, in tether (USDT) and in toman (not rial). Give symbol (e.g. BTC) for one currency, symbols (e.g. ["BTC","ETH"], at most 20) for several in one request, or neither for all. Each row has its own as_of: judge freshness by it, not by updated_at. There is no buy side.',
+      'Current sell (ask) rates of digital currencies from nerkh: what a user pays to buy each coin from the exchange, in tether (USDT) and in toman (not rial). Give symbol (e.g. BTC) for one currency, symbols (e.g. ["BTC","ETH"], at most 20) for several in one request, or neither for all. Each row has its own as_of: judge freshness by it, not by updated_at. Each row names its source, the exchange that priced it, and tether_source when a price was converted through usdt_irt. There is no buy side.',
     inputSchema: {
       type: 'object',
       properties: {
