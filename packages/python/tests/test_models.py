@@ -104,6 +104,8 @@ def test_symbols_go_in_one_comma_separated_parameter_and_symbol_and_symbols_excl
         rates_path("BTC", ["ETH"])
     with pytest.raises(ValueError, match="empty"):
         rates_path(None, [])
+    with pytest.raises(ValueError, match="comma"):
+        rates_path(None, "BTC,ETH")
 
 
 def test_freshness_takes_a_datetime_or_epoch_seconds_and_calls_an_unreadable_as_of_stale() -> None:

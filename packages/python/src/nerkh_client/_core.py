@@ -101,6 +101,10 @@ def rates_path(symbol: Optional[str], symbols: Union[str, Iterable[str], None]) 
     listed = [symbols] if isinstance(symbols, str) else list(symbols)
     if not listed:
         raise ValueError("symbols is empty: pass at least one symbol, or none for every currency")
+    # The service splits the list on commas after decoding %2C: an item holding a comma would
+    # silently become two. Any other malformed item is the service's 400 to name.
+    if any("," in item for item in listed):
+        raise ValueError("a symbol cannot hold a comma: pass each symbol as an item of symbols")
     # Commas stay literal, as the API documents `?symbols=BTC,ETH`; the service checks each symbol.
     return "/rates?symbols=" + ",".join(quote(item, safe="") for item in listed)
 
