@@ -123,9 +123,31 @@ export class NerkhClient {
     return this.#rateLimit;
   }
 
-  /** Sell rates of every listed currency, or of one (`symbol`, case-insensitive). */
-  getRates(options: CallOptions & { symbol?: string } = {}): Promise<NerkhResult<RatesResponse>> {
-    const query = options.symbol === undefined ? '' : `?symbol=${encodeURIComponent(options.symbol)}`;
+  /**
+   * Sell rates of every listed currency, of one (`symbol`), or of several (`symbols`, at most 20
+   * distinct, one request against the quota; rows sorted by symbol). Case-insensitive.
+   */
+  getRates(
+    options: CallOptions & { symbol?: string; symbols?: readonly string[] } = {},
+  ): Promise<NerkhResult<RatesResponse>> {
+    const { symbol, symbols } = options;
+    if (symbol !== undefined && symbols !== undefined) {
+      return Promise.reject(new TypeError('give symbol or symbols, not both'));
+    }
+    if (symbols !== undefined && symbols.length === 0) {
+      return Promise.reject(new TypeError('symbols needs at least one symbol; omit it for every currency'));
+    }
+    // Commas separate the items, and the service decodes %2C before it splits: an item holding a
+    // comma would silently become two. Any other malformed item is the service's 400 to name.
+    if (symbols?.some((item) => item.includes(','))) {
+      return Promise.reject(new TypeError('a symbol cannot hold a comma; give each symbol as an item'));
+    }
+    const query =
+      symbols !== undefined
+        ? `?symbols=${symbols.map((item) => encodeURIComponent(item)).join(',')}`
+        : symbol !== undefined
+          ? `?symbol=${encodeURIComponent(symbol)}`
+          : '';
     return this.#call<RatesResponse>(`/rates${query}`, true, options.signal);
   }
 

@@ -59,6 +59,28 @@ describe('NerkhClient against a running nerkh', () => {
     expect(nerkh.requests).toEqual(['/v1/rates', '/v1/rates?symbol=btc']);
   });
 
+  it('asks for several symbols in one request, counted once, rows sorted by symbol', async () => {
+    await start();
+    const { client } = clientOf({ cache: false });
+    const some = await client.getRates({ symbols: ['usdt', 'BTC', 'btc'] });
+    expect(some.data.rates.map((row) => row.symbol)).toEqual(['BTC', 'USDT']);
+    expect(some.rateLimit?.limits[0]?.remaining).toBe(59);
+    expect(nerkh.requests).toEqual(['/v1/rates?symbols=usdt,BTC,btc']);
+    const unknown = await client
+      .getRates({ symbols: ['BTC', 'DOGE', 'XYZ'] })
+      .catch((error: unknown) => error);
+    expect(unknown).toMatchObject({ code: 'unknown-symbol', status: 404 });
+    expect((unknown as NerkhProblemError).problem['unknown-symbols']).toEqual(['DOGE', 'XYZ']);
+    await expect(client.getRates({ symbols: ['BTC', 'ETH-USD'] })).rejects.toMatchObject({
+      code: 'invalid-symbol',
+      detail: 'symbols item 2 ("ETH-USD") is not 1 to 20 ASCII letters or digits.',
+    });
+    await expect(client.getRates({ symbols: ['BTC', 'A,B'] })).rejects.toThrow(TypeError);
+    await expect(client.getRates({ symbols: [] })).rejects.toThrow(TypeError);
+    await expect(client.getRates({ symbol: 'BTC', symbols: ['ETH'] })).rejects.toThrow(TypeError);
+    expect(client.rateLimit?.limits[0]?.remaining).toBe(57);
+  });
+
   it('turns every problem into a NerkhProblemError with code, status and detail', async () => {
     await start();
     const { client } = clientOf({ cache: false });

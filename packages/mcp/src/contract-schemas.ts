@@ -26,3 +26,14 @@ function symbolParameterPattern(): string {
 }
 
 export const symbolPattern = symbolParameterPattern();
+
+/** The most distinct symbols one `symbols` request may name, from the API's own description of it. */
+function maxSymbolsOfParameter(): number {
+  const parameter = document.paths['/rates'].get.parameters.find((candidate) => candidate.name === 'symbols');
+  const text = `${(parameter as { description?: string } | undefined)?.description ?? ''}`;
+  const described = /at most (\d+) distinct/.exec(text);
+  if (described === null) throw new Error('the OpenAPI document does not state the most symbols');
+  return Number(described[1]);
+}
+
+export const maxSymbols = maxSymbolsOfParameter();

@@ -8,7 +8,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { NerkhClient, type NerkhClientOptions } from '@nerkh/client';
-import { healthOutputSchema, ratesOutputSchema, symbolPattern } from './contract-schemas.ts';
+import { healthOutputSchema, maxSymbols, ratesOutputSchema, symbolPattern } from './contract-schemas.ts';
 import { errorReply, healthReply, missingKeyReply, ratesReply } from './tool-replies.ts';
 
 export interface NerkhMcpOptions {
@@ -28,7 +28,7 @@ export const tools: Tool[] = [
     name: 'get_sell_rates',
     title: 'nerkh sell rates',
     description:
-      'Current sell (ask) rates of digital currencies from nerkh: what a user pays to buy each coin from the exchange, in tether (USDT) and in toman (not rial). Give symbol (e.g. BTC) for one currency, or omit it for all. Each row has its own as_of: judge freshness by it, not by updated_at. There is no buy side.',
+      'Current sell (ask) rates of digital currencies from nerkh: what a user pays to buy each coin from the exchange, in tether (USDT) and in toman (not rial). Give symbol (e.g. BTC) for one currency, symbols (e.g. ["BTC","ETH"], at most 20) for several in one request, or neither for all. Each row has its own as_of: judge freshness by it, not by updated_at. There is no buy side.',
     inputSchema: {
       type: 'object',
       properties: {
@@ -36,6 +36,13 @@ export const tools: Tool[] = [
           type: 'string',
           pattern: symbolPattern,
           description: 'One currency ticker, 1 to 20 letters or digits, case-insensitive (btc = BTC)',
+        },
+        symbols: {
+          type: 'array',
+          items: { type: 'string', pattern: symbolPattern },
+          minItems: 1,
+          maxItems: maxSymbols,
+          description: `Several tickers, each as for symbol, at most ${maxSymbols} distinct; rows come sorted by symbol. Not together with symbol`,
         },
       },
       additionalProperties: false,
@@ -58,6 +65,32 @@ export const tools: Tool[] = [
 export function contactUrlOf(baseUrl: string): string {
   const url = new URL(baseUrl);
   return `${url.origin}${url.pathname.replace(/\/+$/, '').replace(/\/v1$/, '')}/contact`;
+}
+
+/**
+ * The `symbol` or `symbols` argument of get_sell_rates, checked here so a malformed one never
+ * reaches the service; or the tool error's text. The service folds case and duplicates.
+ */
+export function symbolsArgument(
+  args: Record<string, unknown>,
+): { symbol?: string; symbols?: string[] } | string {
+  const { symbol, symbols } = args;
+  const shape = new RegExp(symbolPattern);
+  const wellFormed = (value: unknown): value is string => typeof value === 'string' && shape.test(value);
+  if (symbol !== undefined && symbols !== undefined) return 'Give symbol or symbols, not both.';
+  if (symbol !== undefined) {
+    return wellFormed(symbol)
+      ? { symbol }
+      : 'symbol must be 1 to 20 ASCII letters or digits, for example BTC.';
+  }
+  if (symbols === undefined) return {};
+  if (!Array.isArray(symbols) || symbols.length === 0 || !symbols.every(wellFormed)) {
+    return 'symbols must be a list of 1 to 20 ASCII letters or digits each, for example ["BTC","ETH"].';
+  }
+  if (new Set(symbols.map((item) => item.toUpperCase())).size > maxSymbols) {
+    return `symbols may name at most ${maxSymbols} distinct currencies; omit it for all.`;
+  }
+  return { symbols };
 }
 
 /**
@@ -89,31 +122,14 @@ export function nerkhMcpServerFactory(options: NerkhMcpOptions): () => Server {
       const args = (request.params.arguments ?? {}) as Record<string, unknown>;
       switch (request.params.name) {
         case 'get_sell_rates': {
-          const symbol = args.symbol;
-          if (
-            symbol !== undefined &&
-            (typeof symbol !== 'string' || !new RegExp(symbolPattern).test(symbol))
-          ) {
-            return {
-              isError: true,
-              content: [
-                { type: 'text', text: 'symbol must be 1 to 20 ASCII letters or digits, for example BTC.' },
-              ],
-            };
-          }
+          const asked = symbolsArgument(args);
+          if (typeof asked === 'string') return { isError: true, content: [{ type: 'text', text: asked }] };
           if (!options.apiKey) return missingKeyReply(contactUrl);
           try {
-            const result = await client.getRates({
-              ...(symbol === undefined ? {} : { symbol }),
-              signal: extra.signal,
-            });
+            const result = await client.getRates({ ...asked, signal: extra.signal });
             return ratesReply(result.data, clock());
           } catch (error) {
-            return errorReply(error, {
-              contactUrl,
-              nowMs: clock(),
-              ...(symbol === undefined ? {} : { symbol }),
-            });
+            return errorReply(error, { contactUrl, nowMs: clock(), ...asked });
           }
         }
         case 'get_service_health':

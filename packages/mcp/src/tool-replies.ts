@@ -93,7 +93,7 @@ function seconds(value: number): string {
 /** A failed call as a tool error the model can act on. */
 export function errorReply(
   error: unknown,
-  context: { contactUrl: string; symbol?: string; nowMs: number },
+  context: { contactUrl: string; symbol?: string; symbols?: string[]; nowMs: number },
 ): CallToolResult {
   const retryAt = (wait: number) =>
     new Date(context.nowMs + Math.max(1, Math.ceil(wait)) * 1000).toISOString();
@@ -115,12 +115,31 @@ export function errorReply(
         return toolError(
           `nerkh refused the API key (${error.code}): it is missing, wrong, revoked or expired. Do not retry with the same key. A person can request a key at ${context.contactUrl} and set it as NERKH_API_KEY in this server's environment.`,
         );
-      case 'unknown-symbol':
+      case 'unknown-symbol': {
+        // The symbols named are the ones asked for, never the service's bytes.
+        const asked = (context.symbols ?? (context.symbol === undefined ? [] : [context.symbol]))
+          .filter((symbol) => symbolShape.test(symbol))
+          .map((symbol) => symbol.toUpperCase());
+        const unknown = error.problem['unknown-symbols'];
+        const named = Array.isArray(unknown)
+          ? [...new Set(asked)].filter((symbol) => unknown.includes(symbol))
+          : [...new Set(asked)];
+        const which =
+          named.length === 0
+            ? 'That symbol is'
+            : named.length === 1
+              ? `${named[0]} is`
+              : `${named.join(', ')} are`;
         return toolError(
-          `${context.symbol && symbolShape.test(context.symbol) ? context.symbol.toUpperCase() : 'That symbol'} is not listed by nerkh. Call get_sell_rates without a symbol to see every listed currency.`,
+          `${which} not listed by nerkh. Call get_sell_rates without a symbol to see every listed currency.`,
         );
+      }
       case 'invalid-symbol':
-        return toolError('symbol must be 1 to 20 ASCII letters or digits, for example BTC.');
+        return toolError(
+          context.symbols === undefined
+            ? 'symbol must be 1 to 20 ASCII letters or digits, for example BTC.'
+            : 'symbols must be a list of 1 to 20 ASCII letters or digits each, for example ["BTC","ETH"].',
+        );
       case 'service-unavailable':
         return toolError(
           `nerkh has no rates yet (it has just started). Retry after ${seconds(wait)}; get_service_health shows the state of the data.`,

@@ -113,6 +113,38 @@ describe('the nerkh MCP server', () => {
     );
   });
 
+  it('get_sell_rates with symbols answers several rows in one request, sorted by symbol', async () => {
+    const { client, nerkh } = await setUp();
+    const result = await client.callTool({ name: 'get_sell_rates', arguments: { symbols: ['eth', 'BTC'] } });
+    expect(result.isError).toBeFalsy();
+    const data = result.structuredContent as { rates: { symbol: string }[] };
+    expect(data.rates.map((row) => row.symbol)).toEqual(['BTC', 'ETH']);
+    expect(textOf(result)).toContain('2 rows');
+    expect(nerkh.requests).toEqual(['/v1/rates?symbols=eth,BTC']);
+    const unknown = await client.callTool({
+      name: 'get_sell_rates',
+      arguments: { symbols: ['BTC', 'doge', 'xyz'] },
+    });
+    expect(unknown.isError).toBe(true);
+    expect(textOf(unknown)).toBe(
+      'DOGE, XYZ are not listed by nerkh. Call get_sell_rates without a symbol to see every listed currency.',
+    );
+  });
+
+  it.each([
+    [{ symbols: [] }, 'symbols must be a list'],
+    [{ symbols: ['BTC', 'ignore previous; ETH'] }, 'symbols must be a list'],
+    [{ symbols: 'BTC,ETH' }, 'symbols must be a list'],
+    [{ symbols: Array.from({ length: 21 }, (_, i) => `C${i}`) }, 'at most 20 distinct'],
+    [{ symbol: 'BTC', symbols: ['ETH'] }, 'not both'],
+  ])('refuses symbols %j itself, asking nerkh nothing', async (args, text) => {
+    const { client, nerkh } = await setUp();
+    const result = await client.callTool({ name: 'get_sell_rates', arguments: args });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain(text);
+    expect(nerkh.requests).toEqual([]);
+  });
+
   it('get_service_health reports the health document without a key', async () => {
     const { client } = await setUp({ apiKey: undefined });
     const result = await client.callTool({ name: 'get_service_health', arguments: {} });

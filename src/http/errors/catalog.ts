@@ -44,13 +44,13 @@ export const errorCatalog = {
     status: 400,
     title: 'Invalid symbol',
     description:
-      'The `symbol` query parameter must be 1 to 20 ASCII letters or digits (for example `BTC`), given once. Matching is case-insensitive.',
+      'The `symbol` query parameter must be 1 to 20 ASCII letters or digits (for example `BTC`), given once. `symbols` must be one comma-separated list of such symbols (for example `BTC,ETH,SOL`), given once, with no empty item and at most 20 distinct symbols after case and duplicates are folded. `symbol` and `symbols` cannot be given together. `detail` names the part at fault. Matching is case-insensitive.',
   },
   'unknown-symbol': {
     status: 404,
     title: 'Unknown symbol',
     description:
-      'The `symbol` is well formed but not listed by the service. Request `/v1/rates` without `symbol` to see every listed currency.',
+      'A symbol in `symbol` or `symbols` is well formed but not listed by the service; `detail` and the `unknown-symbols` member name every one that is not. Request `/v1/rates` without `symbol` or `symbols` to see every listed currency.',
   },
   'invalid-request': {
     status: 400,
@@ -207,6 +207,11 @@ export const ProblemSchema = Type.Object(
     ),
     'violated-policies': Type.Optional(
       Type.Array(Type.String(), { description: 'Rate-limit policies the request exceeded (on 429)' }),
+    ),
+    'unknown-symbols': Type.Optional(
+      Type.Array(Type.String(), {
+        description: 'The requested symbols that are not listed, upper case (on 404 unknown-symbol)',
+      }),
     ),
   },
   {

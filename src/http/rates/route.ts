@@ -6,6 +6,14 @@ import { problem, problemResponse } from '../errors/catalog.ts';
 import type { EncodedBody } from '../snapshot/body-encoding.ts';
 import type { SnapshotCache } from '../snapshot/snapshot-cache.ts';
 import { ratesResponse } from './response.ts';
+import {
+  bothSymbolParametersDetail,
+  maxSymbols,
+  requestedSymbols,
+  symbolPattern,
+  symbolQueryDetail,
+  symbolsPattern,
+} from './symbols-query.ts';
 
 interface RatesRouteOptions {
   /** The served snapshot: `snapshots.current()` is null before the first commit. */
@@ -31,8 +39,18 @@ const rateLimitHeaders = {
   }),
 };
 
+/** The 404 to listed-looking symbols that are not listed, naming them in `detail` and `unknown-symbols`. */
+function unknownSymbols(symbols: string[]) {
+  const named = symbols.join(', ');
+  return problem(
+    'unknown-symbol',
+    `${named} ${symbols.length === 1 ? 'is' : 'are'} not listed; GET /v1/rates lists every currency.`,
+    { 'unknown-symbols': symbols },
+  );
+}
+
 /**
- * `GET /v1/rates[?symbol=]` (content/docs.md "GET /v1/rates"), registered behind the key check
+ * `GET /v1/rates[?symbol=|?symbols=]` (content/docs.md "GET /v1/rates"), registered behind the key check
  * (../auth/behind-api-key.ts): key check and rate limit run first (onRequest), then validation. The body
  * and its header fields come precomputed from the snapshot cache in the negotiated coding, so the
  * hot path only picks them and adds the per-request fields.
@@ -53,9 +71,16 @@ export const ratesRoutes: FastifyPluginAsyncTypebox<RatesRouteOptions> = async (
         querystring: Type.Object({
           symbol: Type.Optional(
             Type.String({
-              pattern: '^[A-Za-z0-9]{1,20}$',
+              pattern: symbolPattern,
               description: 'Restrict the list to one currency; case-insensitive (btc = BTC)',
               examples: ['BTC'],
+            }),
+          ),
+          symbols: Type.Optional(
+            Type.String({
+              pattern: symbolsPattern,
+              description: `Restrict the list to several currencies: comma-separated symbols, each as for symbol, case-insensitive, duplicates folded, at most ${maxSymbols} distinct. Rows come sorted by symbol, as in the full list; the request counts once against the key's limit. Not together with symbol.`,
+              examples: ['BTC,ETH,SOL'],
             }),
           ),
         }),
@@ -87,7 +112,7 @@ export const ratesRoutes: FastifyPluginAsyncTypebox<RatesRouteOptions> = async (
             headers: rateLimitHeaders,
           }),
           400: problemResponse(
-            'invalid-symbol: symbol is not 1–20 ASCII letters or digits',
+            `invalid-symbol: symbol is not 1–20 ASCII letters or digits; or symbols has an empty or malformed item or more than ${maxSymbols} distinct symbols; or both were given. detail names the part`,
             rateLimitHeaders,
           ),
           401: problemResponse(
@@ -97,7 +122,10 @@ export const ratesRoutes: FastifyPluginAsyncTypebox<RatesRouteOptions> = async (
             },
           ),
           403: problemResponse('invalid-api-key: the key is unknown, malformed, revoked or expired'),
-          404: problemResponse('unknown-symbol: the symbol is well formed but not listed', rateLimitHeaders),
+          404: problemResponse(
+            'unknown-symbol: a symbol is well formed but not listed; detail and unknown-symbols name which',
+            rateLimitHeaders,
+          ),
           429: problemResponse(
             'rate-limited: more than the allowed requests in a rolling window; or too-many-failed-keys from this address',
             {
@@ -118,12 +146,15 @@ export const ratesRoutes: FastifyPluginAsyncTypebox<RatesRouteOptions> = async (
     (request, reply) => {
       if (request.validationError) {
         throw request.validationError.validationContext === 'querystring'
-          ? problem(
-              'invalid-symbol',
-              'symbol must be 1 to 20 ASCII letters or digits, given once (e.g. BTC).',
-            )
+          ? problem('invalid-symbol', symbolQueryDetail(request.query))
           : problem('invalid-request', request.validationError.message);
       }
+      const { symbol, symbols } = request.query;
+      if (symbol !== undefined && symbols !== undefined) {
+        throw problem('invalid-symbol', bothSymbolParametersDetail);
+      }
+      const requested = symbols === undefined ? null : requestedSymbols(symbols);
+      if (requested !== null && 'problem' in requested) throw problem('invalid-symbol', requested.problem);
       const view = snapshots.current();
       if (view === null) {
         throw problem(
@@ -133,15 +164,14 @@ export const ratesRoutes: FastifyPluginAsyncTypebox<RatesRouteOptions> = async (
           { 'Retry-After': String(firstSnapshotRetrySeconds) },
         );
       }
-      const { symbol } = request.query;
       let body: EncodedBody | null = view.all;
       if (symbol !== undefined) {
         body = view.forSymbol(symbol.toUpperCase());
+        if (body === null) throw unknownSymbols([symbol.toUpperCase()]);
+      } else if (requested !== null) {
+        body = view.forSymbols(requested.symbols);
         if (body === null) {
-          throw problem(
-            'unknown-symbol',
-            `${symbol.toUpperCase()} is not listed; GET /v1/rates lists every currency.`,
-          );
+          throw unknownSymbols(requested.symbols.filter((wanted) => !view.rowsBySymbol.has(wanted)));
         }
       }
       const answer = ratesResponse(view, body, request.headers, clock());

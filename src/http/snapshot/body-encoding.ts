@@ -159,12 +159,13 @@ export async function encodeAsync(
   return encoded(json, gzipped, brotlied, brotliQuality, validators);
 }
 
-export function encodeNow(json: Buffer, validators: Validators): EncodedBody {
+/** Compresses on the event loop, for a body a request needs at once; br at `brotliQuality`. */
+export function encodeNow(json: Buffer, validators: Validators, brotliQuality = bestBrotli): EncodedBody {
   return encoded(
     json,
     gzipSync(json, gzipOptions),
-    brotliCompressSync(json, brotliOptions(json, bestBrotli)),
-    bestBrotli,
+    brotliCompressSync(json, brotliOptions(json, brotliQuality)),
+    brotliQuality,
     validators,
   );
 }

@@ -6,10 +6,14 @@ import {
   type EncodedBody,
   encodeAsync,
   encodeNow,
+  quickBrotli,
   type RatesLabels,
   ratesJson,
   type Validators,
 } from './body-encoding.ts';
+
+/** How many bodies of several symbols a view keeps (`forSymbols`): under 2 MB in all (20 rows are about 7 kB in three codings). */
+const symbolSetsKept = 256;
 
 /**
  * What the rates endpoint serves from one committed snapshot: every body (the full list and each
@@ -34,6 +38,8 @@ export class SnapshotView {
   readonly #labels: RatesLabels;
   readonly #validators: Validators;
   readonly #bySymbol = new Map<string, EncodedBody>();
+  /** Bodies of several symbols, by their symbols in row order joined with `.`; the oldest made goes first. */
+  readonly #bySymbols = new Map<string, EncodedBody>();
   #maxAge = -1;
   #cacheControl = '';
   #superseded = false;
@@ -88,6 +94,34 @@ export class SnapshotView {
     if (row === undefined) return null;
     const made = encodeNow(this.#symbolJson(row), this.#symbolValidators(symbol));
     this.#bySymbol.set(symbol, made);
+    return made;
+  }
+
+  /**
+   * Body for several listed symbols (upper case, distinct; `symbols=`), their rows in the order of
+   * the full list; or null when one is not listed. One symbol is that symbol's body. A set is
+   * encoded the first time it is asked for, on the spot, br at a quick quality: lists are too many
+   * to prepare, and one made on the event loop must be quick (quality 11 of a 20-row list would
+   * hold the loop several times as long). The last `symbolSetsKept` sets are kept, so a client
+   * asking again gets the same bytes and ETag, and its 304.
+   */
+  forSymbols(symbols: readonly string[]): EncodedBody | null {
+    if (symbols.length === 1) return this.forSymbol(symbols[0] as string);
+    const wanted = new Set(symbols);
+    const rows = this.snapshot.rates.filter((row) => wanted.has(row.symbol.toUpperCase()));
+    if (rows.length !== wanted.size) return null;
+    const key = rows.map((row) => row.symbol.toUpperCase()).join('.');
+    const ready = this.#bySymbols.get(key);
+    if (ready !== undefined) return ready;
+    const made = encodeNow(
+      ratesJson(this.snapshot, this.#labels, rows),
+      { tag: `${this.#validators.tag}-${key}`, lastModified: this.lastModified },
+      quickBrotli,
+    );
+    if (this.#bySymbols.size >= symbolSetsKept) {
+      this.#bySymbols.delete(this.#bySymbols.keys().next().value as string);
+    }
+    this.#bySymbols.set(key, made);
     return made;
   }
 

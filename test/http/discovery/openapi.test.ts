@@ -82,6 +82,27 @@ describe('/v1/openapi.json, built by @fastify/swagger from the route schemas', (
     expect(Object.keys(paths['/health'] ?? {})).toEqual(['get']);
   });
 
+  it('documents symbols= on /rates: its list syntax, the maximum, the order and that it counts once', () => {
+    const { paths } = JSON.parse(body) as { paths: Record<string, Record<string, Operation>> };
+    const parameter = (paths['/rates']?.get?.parameters ?? []).find((p) => p.name === 'symbols') as
+      | (Operation['parameters'] & object)[number]
+      | undefined;
+    expect(parameter).toMatchObject({ in: 'query', required: false });
+    const { schema, description } = parameter as unknown as {
+      schema: { pattern: string };
+      description?: string;
+    };
+    const text = `${description ?? ''} ${(schema as { description?: string }).description ?? ''}`;
+    expect(text).toMatch(/at most 20 distinct/);
+    expect(text).toMatch(/sorted by symbol/);
+    expect(text).toMatch(/counts once/);
+    const pattern = new RegExp(schema.pattern);
+    expect(['BTC', 'btc,ETH,sol', 'A1,B2'].every((value) => pattern.test(value))).toBe(true);
+    expect(['', 'BTC,', ',BTC', 'BTC,,ETH', 'BTC-USD', 'BTC ETH'].some((value) => pattern.test(value))).toBe(
+      false,
+    );
+  });
+
   it('requires the key on /rates and declares /health public with security: []', () => {
     const { paths } = JSON.parse(body) as { paths: Record<string, Record<string, Operation>> };
     expect(paths['/rates']?.get?.security).toEqual([{ ApiKeyAuth: [] }]);

@@ -14,6 +14,7 @@ import { describeAuthenticatedRoute } from '../auth/authenticated-route-suite.ts
 // Every variant of the route runs the shared suite of keyed routes.
 describeAuthenticatedRoute({ method: 'GET', url: '/v1/rates', okStatus: 200 });
 describeAuthenticatedRoute({ method: 'GET', url: '/v1/rates?symbol=btc', okStatus: 200 });
+describeAuthenticatedRoute({ method: 'GET', url: '/v1/rates?symbols=usdt,btc', okStatus: 200 });
 describeAuthenticatedRoute({ method: 'HEAD', url: '/v1/rates', okStatus: 200 });
 
 /** The app of the running test, closed when it ends. */
@@ -262,6 +263,9 @@ describe('GET /v1/rates errors', () => {
         "status": 404,
         "title": "Unknown symbol",
         "type": "https://rates.example.test/docs/errors#unknown-symbol",
+        "unknown-symbols": [
+          "DOGE",
+        ],
       }
     `);
   });
@@ -298,5 +302,147 @@ describe('GET /v1/rates errors', () => {
     const response = await get('/v1/rates');
     expect(response.statusCode).toBe(200);
     expect(response.json().count).toBe(4);
+  });
+});
+
+/** `r` of a RateLimit field: the requests the key has left. */
+const remaining = (field: unknown) => Number(/;r=(\d+)/.exec(String(field))?.[1]);
+
+describe('GET /v1/rates?symbols=', () => {
+  it('answers the named currencies, sorted by symbol as in the full list, whatever order they were named in', async () => {
+    t = await openApp();
+    const response = await get('/v1/rates?symbols=USDT,btc,Eth');
+    expect(response.statusCode).toBe(200);
+    const body = response.json();
+    expect(Value.Check(RatesResponseSchema, body)).toBe(true);
+    expect(body.count).toBe(3);
+    expect(body.rates.map((row: { symbol: string }) => row.symbol)).toEqual(['BTC', 'ETH', 'USDT']);
+    const all = (await get('/v1/rates')).json();
+    expect(body.rates).toEqual(all.rates.filter((row: { symbol: string }) => row.symbol !== 'SHIB'));
+    expect(body).toMatchObject({ updated_at: all.updated_at, usdt_irt: all.usdt_irt, source: all.source });
+  });
+
+  it('folds case and duplicates: btc,BTC,Btc is BTC alone, the same answer as symbol=BTC', async () => {
+    t = await openApp();
+    const folded = await get('/v1/rates?symbols=btc,BTC,Btc');
+    const single = await get('/v1/rates?symbol=BTC');
+    expect(folded.statusCode).toBe(200);
+    expect(folded.json().count).toBe(1);
+    expect(folded.body).toBe(single.body);
+    expect(folded.headers.etag).toBe(single.headers.etag);
+  });
+
+  it('counts the request once against the key, however many symbols it names', async () => {
+    t = await openApp();
+    const first = await get('/v1/rates?symbols=BTC,ETH,SHIB,USDT');
+    const second = await get('/v1/rates?symbols=BTC,ETH');
+    expect(first.statusCode).toBe(200);
+    expect(remaining(first.headers.ratelimit)).toBe(59);
+    expect(remaining(second.headers.ratelimit)).toBe(58);
+    expect(second.headers['ratelimit-policy']).toBe('"default";q=60;w=60');
+  });
+
+  it('has an ETag of its own per set, the same for the same set in any order or case, and answers 304', async () => {
+    t = await openApp();
+    const first = await get('/v1/rates?symbols=BTC,ETH', { 'accept-encoding': 'br' });
+    expect(first.headers['content-encoding']).toBe('br');
+    const etag = first.headers.etag as string;
+    expect(etag).not.toBe((await get('/v1/rates', { 'accept-encoding': 'br' })).headers.etag);
+    const again = await get('/v1/rates?symbols=eth,btc', { 'accept-encoding': 'br', 'if-none-match': etag });
+    expect(again.statusCode).toBe(304);
+    expect(again.body).toBe('');
+    expect(again.headers['cache-control']).toBe('private, max-age=540');
+    const other = await get('/v1/rates?symbols=BTC,USDT', { 'accept-encoding': 'br', 'if-none-match': etag });
+    expect(other.statusCode).toBe(200);
+    // Each coding of the set decodes to the same list.
+    const identity = (await get('/v1/rates?symbols=ETH,BTC')).body;
+    expect(brotliDecompressSync(first.rawPayload).toString()).toBe(identity);
+    const gzipped = await get('/v1/rates?symbols=ETH,BTC', { 'accept-encoding': 'gzip' });
+    expect(gunzipSync(gzipped.rawPayload).toString()).toBe(identity);
+  });
+
+  it('serves each new snapshot with a new body and ETag', async () => {
+    t = await openApp({ deps: { pollMs: 20 } });
+    const before = await get('/v1/rates?symbols=BTC,ETH');
+    await t.snapshots.commitSnapshot(sampleSnapshot('2025-01-01T12:10:00.000Z'));
+    const deadline = Date.now() + 2000;
+    let after = await get('/v1/rates?symbols=BTC,ETH');
+    while (after.json().updated_at !== '2025-01-01T12:10:00.000Z' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      after = await get('/v1/rates?symbols=BTC,ETH');
+    }
+    expect(after.json().updated_at).toBe('2025-01-01T12:10:00.000Z');
+    expect(after.headers.etag).not.toBe(before.headers.etag);
+  });
+
+  it('takes 20 distinct symbols, and 21 items when two are the same', async () => {
+    t = await openApp();
+    const twenty = Array.from({ length: 19 }, (_, i) => `X${i}`).concat('BTC');
+    // Well formed and within the maximum: judged on being listed.
+    expect((await get(`/v1/rates?symbols=${twenty.join(',')}`)).statusCode).toBe(404);
+    const withDuplicate = ['BTC', 'ETH', ...Array.from({ length: 19 }, () => 'eth')];
+    expect((await get(`/v1/rates?symbols=${withDuplicate.join(',')}`)).json().count).toBe(2);
+  });
+});
+
+describe('GET /v1/rates?symbols= errors', () => {
+  it.each([
+    ['?symbols=', 'symbols is empty; give 1 to 20 comma-separated symbols (e.g. BTC,ETH).'],
+    ['?symbols=BTC,,ETH', 'symbols item 2 is empty; separate symbols with single commas (e.g. BTC,ETH).'],
+    ['?symbols=BTC,', 'symbols item 2 is empty; separate symbols with single commas (e.g. BTC,ETH).'],
+    [',BTC', 'symbols item 1 is empty; separate symbols with single commas (e.g. BTC,ETH).'],
+    ['?symbols=BTC,ETH-USD', 'symbols item 2 ("ETH-USD") is not 1 to 20 ASCII letters or digits.'],
+    ['?symbols=BTC%20,ETH', 'symbols item 1 ("BTC ") is not 1 to 20 ASCII letters or digits.'],
+    [
+      `?symbols=BTC,${'A'.repeat(30)}`,
+      `symbols item 2 ("${'A'.repeat(24)}…") is not 1 to 20 ASCII letters or digits.`,
+    ],
+    [
+      '?symbols=BTC&symbols=ETH',
+      'symbols must be given once, as one comma-separated list (e.g. BTC,ETH,SOL).',
+    ],
+    ['?symbol=BTC&symbols=ETH', 'Give symbol or symbols, not both: symbols=BTC,ETH asks for several.'],
+    ['?symbol=BTC&symbols=', 'Give symbol or symbols, not both: symbols=BTC,ETH asks for several.'],
+    [
+      `?symbols=${Array.from({ length: 21 }, (_, i) => `C${i}`).join(',')}`,
+      'symbols names 21 distinct currencies; at most 20 per request (or omit it for all).',
+    ],
+  ])('answers 400 invalid-symbol to %s, naming the part at fault', async (query, detail) => {
+    t = await openApp();
+    const url = query.startsWith('?') ? `/v1/rates${query}` : `/v1/rates?symbols=${query}`;
+    const response = await get(url);
+    expect(response.statusCode).toBe(400);
+    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(response.json()).toMatchObject({
+      type: `${publicUrl}/docs/errors#invalid-symbol`,
+      code: 'invalid-symbol',
+      status: 400,
+      detail,
+    });
+    // Validation comes after the limit: the refused request was counted.
+    expect(remaining(response.headers.ratelimit)).toBe(59);
+  });
+
+  it('answers 404 unknown-symbol naming every symbol that is not listed, upper case, in the order named', async () => {
+    t = await openApp();
+    const response = await get('/v1/rates?symbols=btc,doge,XYZ,doge');
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toMatchObject({
+      code: 'unknown-symbol',
+      detail: 'DOGE, XYZ are not listed; GET /v1/rates lists every currency.',
+      'unknown-symbols': ['DOGE', 'XYZ'],
+    });
+    expect(remaining(response.headers.ratelimit)).toBe(59);
+  });
+
+  it('checks the key and the limit before the symbols', async () => {
+    t = await openApp();
+    expect((await get('/v1/rates?symbols=,,', { 'x-api-key': 'nerkh_bad' })).statusCode).toBe(403);
+    expect((await t.app.inject({ url: '/v1/rates?symbols=,,' })).statusCode).toBe(401);
+    const small = await t.issue(1);
+    expect((await get('/v1/rates?symbols=BTC,ETH', { 'x-api-key': small.key })).statusCode).toBe(200);
+    const refused = await get('/v1/rates?symbols=,,', { 'x-api-key': small.key });
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json().code).toBe('rate-limited');
   });
 });

@@ -41,6 +41,21 @@ describe('SnapshotView', () => {
     expect(prepared.forSymbol('NOPE')).toBeNull();
   });
 
+  it('answers a set of symbols in the order of the full list, one body per set, null when one is not listed', async () => {
+    const view = await SnapshotView.build(snapshot, labels);
+    const set = view.forSymbols(['USDT', 'BTC']) as EncodedBody;
+    const [identity, gzip, br] = decoded(set);
+    expect(gzip).toBe(identity);
+    expect(br).toBe(identity);
+    const body = JSON.parse(identity as string);
+    expect(body.count).toBe(2);
+    expect(body.rates.map((row: { symbol: string }) => row.symbol)).toEqual(['BTC', 'USDT']);
+    expect(view.forSymbols(['BTC', 'USDT'])).toBe(set);
+    expect(view.forSymbols(['ETH'])).toBe(view.forSymbol('ETH'));
+    expect(view.forSymbols(['BTC', 'NOPE'])).toBeNull();
+    expect(new Set([set.identity.etag, set.gzip.etag, set.br.etag, view.all.identity.etag]).size).toBe(4);
+  });
+
   it('built with a quick brotli quality, re-encodes the full list at the best one with its own ETag', async () => {
     const best = await SnapshotView.build(snapshot, labels);
     const quick = await SnapshotView.build(snapshot, labels, quickBrotli);

@@ -66,6 +66,11 @@ export interface operations {
                  * @example BTC
                  */
                 symbol?: string;
+                /**
+                 * @description Restrict the list to several currencies: comma-separated symbols, each as for symbol, case-insensitive, duplicates folded, at most 20 distinct. Rows come sorted by symbol, as in the full list; the request counts once against the key's limit. Not together with symbol.
+                 * @example BTC,ETH,SOL
+                 */
+                symbols?: string;
             };
             header?: {
                 /** @description ETag of a cached response; 304 if unchanged */
@@ -157,7 +162,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid-symbol: symbol is not 1–20 ASCII letters or digits */
+            /** @description invalid-symbol: symbol is not 1–20 ASCII letters or digits; or symbols has an empty or malformed item or more than 20 distinct symbols; or both were given. detail names the part */
             400: {
                 headers: {
                     /** @description draft-ietf-httpapi-ratelimit-headers: remaining requests r and seconds t until the next slot frees */
@@ -182,6 +187,8 @@ export interface operations {
                         code: "missing-api-key" | "invalid-api-key" | "rate-limited" | "too-many-failed-keys" | "invalid-symbol" | "unknown-symbol" | "invalid-request" | "not-found" | "method-not-allowed" | "not-acceptable" | "payload-too-large" | "unsupported-media-type" | "request-header-fields-too-large" | "expectation-failed" | "request-timeout" | "bad-request" | "internal-error" | "form-token-invalid" | "too-many-key-requests" | "service-unavailable";
                         /** @description Rate-limit policies the request exceeded (on 429) */
                         "violated-policies"?: string[];
+                        /** @description The requested symbols that are not listed, upper case (on 404 unknown-symbol) */
+                        "unknown-symbols"?: string[];
                     } & {
                         [key: string]: unknown;
                     };
@@ -209,6 +216,8 @@ export interface operations {
                         code: "missing-api-key" | "invalid-api-key" | "rate-limited" | "too-many-failed-keys" | "invalid-symbol" | "unknown-symbol" | "invalid-request" | "not-found" | "method-not-allowed" | "not-acceptable" | "payload-too-large" | "unsupported-media-type" | "request-header-fields-too-large" | "expectation-failed" | "request-timeout" | "bad-request" | "internal-error" | "form-token-invalid" | "too-many-key-requests" | "service-unavailable";
                         /** @description Rate-limit policies the request exceeded (on 429) */
                         "violated-policies"?: string[];
+                        /** @description The requested symbols that are not listed, upper case (on 404 unknown-symbol) */
+                        "unknown-symbols"?: string[];
                     } & {
                         [key: string]: unknown;
                     };
@@ -235,12 +244,14 @@ export interface operations {
                         code: "missing-api-key" | "invalid-api-key" | "rate-limited" | "too-many-failed-keys" | "invalid-symbol" | "unknown-symbol" | "invalid-request" | "not-found" | "method-not-allowed" | "not-acceptable" | "payload-too-large" | "unsupported-media-type" | "request-header-fields-too-large" | "expectation-failed" | "request-timeout" | "bad-request" | "internal-error" | "form-token-invalid" | "too-many-key-requests" | "service-unavailable";
                         /** @description Rate-limit policies the request exceeded (on 429) */
                         "violated-policies"?: string[];
+                        /** @description The requested symbols that are not listed, upper case (on 404 unknown-symbol) */
+                        "unknown-symbols"?: string[];
                     } & {
                         [key: string]: unknown;
                     };
                 };
             };
-            /** @description unknown-symbol: the symbol is well formed but not listed */
+            /** @description unknown-symbol: a symbol is well formed but not listed; detail and unknown-symbols name which */
             404: {
                 headers: {
                     /** @description draft-ietf-httpapi-ratelimit-headers: remaining requests r and seconds t until the next slot frees */
@@ -265,6 +276,8 @@ export interface operations {
                         code: "missing-api-key" | "invalid-api-key" | "rate-limited" | "too-many-failed-keys" | "invalid-symbol" | "unknown-symbol" | "invalid-request" | "not-found" | "method-not-allowed" | "not-acceptable" | "payload-too-large" | "unsupported-media-type" | "request-header-fields-too-large" | "expectation-failed" | "request-timeout" | "bad-request" | "internal-error" | "form-token-invalid" | "too-many-key-requests" | "service-unavailable";
                         /** @description Rate-limit policies the request exceeded (on 429) */
                         "violated-policies"?: string[];
+                        /** @description The requested symbols that are not listed, upper case (on 404 unknown-symbol) */
+                        "unknown-symbols"?: string[];
                     } & {
                         [key: string]: unknown;
                     };
@@ -297,6 +310,8 @@ export interface operations {
                         code: "missing-api-key" | "invalid-api-key" | "rate-limited" | "too-many-failed-keys" | "invalid-symbol" | "unknown-symbol" | "invalid-request" | "not-found" | "method-not-allowed" | "not-acceptable" | "payload-too-large" | "unsupported-media-type" | "request-header-fields-too-large" | "expectation-failed" | "request-timeout" | "bad-request" | "internal-error" | "form-token-invalid" | "too-many-key-requests" | "service-unavailable";
                         /** @description Rate-limit policies the request exceeded (on 429) */
                         "violated-policies"?: string[];
+                        /** @description The requested symbols that are not listed, upper case (on 404 unknown-symbol) */
+                        "unknown-symbols"?: string[];
                     } & {
                         [key: string]: unknown;
                     };
@@ -324,6 +339,8 @@ export interface operations {
                         code: "missing-api-key" | "invalid-api-key" | "rate-limited" | "too-many-failed-keys" | "invalid-symbol" | "unknown-symbol" | "invalid-request" | "not-found" | "method-not-allowed" | "not-acceptable" | "payload-too-large" | "unsupported-media-type" | "request-header-fields-too-large" | "expectation-failed" | "request-timeout" | "bad-request" | "internal-error" | "form-token-invalid" | "too-many-key-requests" | "service-unavailable";
                         /** @description Rate-limit policies the request exceeded (on 429) */
                         "violated-policies"?: string[];
+                        /** @description The requested symbols that are not listed, upper case (on 404 unknown-symbol) */
+                        "unknown-symbols"?: string[];
                     } & {
                         [key: string]: unknown;
                     };
@@ -439,6 +456,8 @@ export interface operations {
                         code: "missing-api-key" | "invalid-api-key" | "rate-limited" | "too-many-failed-keys" | "invalid-symbol" | "unknown-symbol" | "invalid-request" | "not-found" | "method-not-allowed" | "not-acceptable" | "payload-too-large" | "unsupported-media-type" | "request-header-fields-too-large" | "expectation-failed" | "request-timeout" | "bad-request" | "internal-error" | "form-token-invalid" | "too-many-key-requests" | "service-unavailable";
                         /** @description Rate-limit policies the request exceeded (on 429) */
                         "violated-policies"?: string[];
+                        /** @description The requested symbols that are not listed, upper case (on 404 unknown-symbol) */
+                        "unknown-symbols"?: string[];
                     } & {
                         [key: string]: unknown;
                     };
