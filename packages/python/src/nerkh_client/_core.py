@@ -153,7 +153,7 @@ class ClientCore:
             wait = self._budget.wait_seconds(self.clock())
             if wait > 0:
                 return _Wait(wait)
-        headers = {"Accept": "application/json"}
+        headers: Dict[str, str] = {}
         if keyed and self._api_key is not None:
             headers["X-API-Key"] = self._api_key
         if cached is not None and cached.etag is not None:
