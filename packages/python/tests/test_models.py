@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from datetime import datetime, timezone
-from typing import Any, Dict
+from typing import Any, Dict, Set
 
 import httpx
 import pytest
@@ -117,3 +117,31 @@ def test_freshness_takes_a_datetime_or_epoch_seconds_and_calls_an_unreadable_as_
     assert row_age_seconds(row, datetime(2020, 1, 1, tzinfo=timezone.utc)) == 0  # never negative
     unreadable = RateRow.from_json({**ROW, "as_of": "yesterday"})
     assert math.isnan(row_age_seconds(unreadable)) and is_stale(unreadable, 10**9)
+
+
+def test_the_models_name_every_field_of_the_services_openapi_description() -> None:
+    """The models are written by hand: this catches a field the service adds or renames (the
+    OpenAPI copy in packages/client is regenerated and checked for drift by the nerkh suite)."""
+    import dataclasses
+    import json
+
+    from nerkh_client import HealthCheck, HealthResponse
+
+    from .conftest import REPO_DIR
+
+    openapi = json.loads((REPO_DIR / "packages" / "client" / "src" / "generated" / "openapi.json").read_text())
+    rates = openapi["paths"]["/rates"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+    health = openapi["paths"]["/health"]["get"]["responses"]["200"]["content"]["application/health+json"]["schema"]
+    check = health["properties"]["checks"]["additionalProperties"]["items"]
+    wire = {"release_id": "releaseId", "service_id": "serviceId", "component_type": "componentType"}
+    wire.update({"observed_value": "observedValue", "observed_unit": "observedUnit"})
+
+    def names(model: Any) -> Set[str]:
+        return {wire.get(f.name, f.name) for f in dataclasses.fields(model) if f.name != "raw"}
+
+    # The rows' source and tether_source are read before every server sends them.
+    row = set(rates["properties"]["rates"]["items"]["properties"])
+    assert row | {"source", "tether_source"} == names(RateRow)
+    assert set(rates["properties"]) == names(RatesResponse)
+    assert set(health["properties"]) == names(HealthResponse)
+    assert set(check["properties"]) == names(HealthCheck)
