@@ -31,6 +31,8 @@ export default defineConfig({
       'test/logger.test.ts',
       'test/metrics/metrics-listener.test.ts',
       'test/http/server.test.ts',
+      // Python's pytest, mypy and a wheel build, against nerkh apps of their own.
+      'test/packages/python-client.test.ts',
       'test/store/sqlite/crash.test.ts',
     ],
     env: { NERKH_TEST_UNIT: '1' },
