@@ -11,12 +11,13 @@ import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { builtInSources } from '../sources/default-sources.ts';
 import { readSourcesFile } from '../sources/load-sources.ts';
+import type { MarketUnit } from '../sources/market-units.ts';
 import { SourcesFileError } from '../sources/problem.ts';
 import { defaultMaxDeviationPct, type SourcesSetup } from '../sources/sources-setup.ts';
 import { table, terminalSafe, terminalSafeJson } from './terminal-output.ts';
 
-/** Markets named on a source's line at most; the count says how many. */
-const missingShown = 5;
+/** Markets named in one cell at most (a source's missing markets, a group of markets); the rest counted. */
+const marketsShown = 5;
 
 function seconds(value: string): number {
   const parsed = Number(value);
@@ -107,15 +108,102 @@ export function reachOf(trial: SourceTrial): 'reachable' | 'refused' | 'timeout'
   return 'error';
 }
 
+/** `a, b, c, d, e, and 170 more`. */
+function listed(names: readonly string[]): string {
+  const shown = names.slice(0, marketsShown).join(', ');
+  return names.length > marketsShown ? `${shown}, and ${names.length - marketsShown} more` : shown;
+}
+
 function sourceLine(trial: SourceTrial): string {
   if (!trial.ok) return `FAILED: ${trial.detail}`;
   if (trial.missing.length === 0) return `ok: ${trial.detail}`;
-  const shown = trial.missing.slice(0, missingShown).join(', ');
-  const more = trial.missing.length > missingShown ? `, and ${trial.missing.length - missingShown} more` : '';
-  return `ok: ${trial.detail} (not quoted: ${shown}${more})`;
+  return `ok: ${trial.detail} (not quoted: ${listed(trial.missing)})`;
 }
 
-function printTable(origin: string, result: TrialResult, maxDeviationPct: number): void {
+/** A unit as quoted, as an operator reads it: a rial ask is divided by 10 into toman. */
+function quotedWords(quotedIn: string): string {
+  return quotedIn === '' ? '-' : quotedIn.replace('rial', 'rial ÷ 10');
+}
+
+/** `shib-rls (or 1k_shib-rls)`: a market the source may answer under another name, in a list. */
+function marketWords(market: MarketUnit): string {
+  if (market.market === '') return `${market.symbol}/${market.currency}: -`;
+  const [first, ...others] = market.market.split(' or ');
+  return others.length === 0 ? (first as string) : `${first} (or ${others.join(', ')})`;
+}
+
+/** `1,000`: a bundle's size read at a glance. */
+function coinCount(count: number): string {
+  return count.toLocaleString('en-US');
+}
+
+/**
+ * How each source quotes the markets it reads. A source reads up to every coin of the catalog in
+ * each currency, so by default its markets are grouped by unit and coins per quote, the few
+ * bundles (SHIB at Nobitex, per 1,000) in groups of their own; `--markets` lists each one.
+ */
+function marketLines(trials: readonly SourceTrial[], every: boolean): string[] {
+  const reading = trials.filter((trial) => trial.markets.length > 0);
+  if (reading.length === 0) return [];
+  if (every) {
+    const rows = reading.flatMap((trial) =>
+      trial.markets.map((market) => [
+        trial.name,
+        market.symbol,
+        market.currency,
+        market.market === '' ? '-' : marketWords(market),
+        quotedWords(market.quotedIn),
+        coinCount(market.coinsPerQuote),
+      ]),
+    );
+    return [
+      'Every market each source reads, the unit of its asks and how many coins one ask prices (each price is published per one coin):',
+      '',
+      table([['source', 'coin', 'currency', 'market', 'quoted in', 'coins per quote'], ...rows]),
+      '',
+    ];
+  }
+  const rows: string[][] = [];
+  for (const trial of reading) {
+    const groups = new Map<string, { quotedIn: string; coinsPerQuote: number; names: string[] }>();
+    for (const market of trial.markets) {
+      const key = `${market.quotedIn}/${market.coinsPerQuote}`;
+      const group = groups.get(key) ?? {
+        quotedIn: market.quotedIn,
+        coinsPerQuote: market.coinsPerQuote,
+        names: [],
+      };
+      group.names.push(marketWords(market));
+      groups.set(key, group);
+    }
+    // Each unit in the order the source's markets are asked, its bundles after its single coins.
+    const units = [...new Set(trial.markets.map((market) => market.quotedIn))];
+    const sorted = [...groups.values()].sort(
+      (a, b) => units.indexOf(a.quotedIn) - units.indexOf(b.quotedIn) || a.coinsPerQuote - b.coinsPerQuote,
+    );
+    for (const group of sorted) {
+      rows.push([
+        trial.name,
+        quotedWords(group.quotedIn),
+        coinCount(group.coinsPerQuote),
+        `${group.names.length}: ${listed(group.names)}`,
+      ]);
+    }
+  }
+  return [
+    'How each source quotes the markets it reads: the unit of its asks and how many coins one ask prices (each price is published per one coin; --markets lists every market):',
+    '',
+    table([['source', 'quoted in', 'coins per quote', 'markets'], ...rows]),
+    '',
+  ];
+}
+
+function printTable(
+  origin: string,
+  result: TrialResult,
+  maxDeviationPct: number,
+  everyMarket: boolean,
+): void {
   const rows = result.draft.rates.map((row) => [
     row.symbol,
     result.servedBy.get(row.symbol) ?? '',
@@ -133,6 +221,7 @@ function printTable(origin: string, result: TrialResult, maxDeviationPct: number
       ...result.sources.map((trial) => [trial.name, trial.kind, reachOf(trial), sourceLine(trial)]),
     ]),
     '',
+    ...marketLines(result.sources, everyMarket),
     ...comparisonLines(result.comparisons, maxDeviationPct),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
@@ -150,7 +239,17 @@ function printJson(origin: string, result: TrialResult, maxDeviationPct: number)
       sell_irt: row.sell_irt,
       as_of: row.as_of,
     })),
-    sources: result.sources.map((trial) => ({ ...trial, reach: reachOf(trial) })),
+    sources: result.sources.map((trial) => ({
+      ...trial,
+      markets: trial.markets.map((market) => ({
+        symbol: market.symbol,
+        currency: market.currency,
+        market: market.market,
+        quoted_in: market.quotedIn,
+        coins_per_quote: market.coinsPerQuote,
+      })),
+      reach: reachOf(trial),
+    })),
     max_deviation_pct: maxDeviationPct,
     comparisons: result.comparisons.map((comparison) => ({
       symbol: comparison.symbol,
@@ -175,13 +274,17 @@ export function registerSources(program: Command): void {
   sources
     .command('check')
     .description(
-      'validate a sources file, fetch each source once, print what would be published and compare the sources',
+      'validate a sources file, fetch each source once, print what would be published, how each market is quoted, and compare the sources',
     )
     .argument(
       '[file]',
       'the sources file; default NERKH_SOURCES_FILE, or the built-in Binance + Nobitex set-up',
     )
-    .option('--json', 'print one JSON object instead of tables')
+    .option('--json', 'print one JSON object instead of tables (every market listed)')
+    .option(
+      '--markets',
+      'list every market each source reads, one a line, instead of grouped by unit and coins per quote',
+    )
     .option(
       '--max-deviation <percent>',
       "flag a source further than this from the others on a coin (default: the file's deviation.max_pct, else 5)",
@@ -204,11 +307,18 @@ max_requests_per_minute allows), a stream (binance) until every pair has ticked 
 Prints, per coin, the source whose price would be published with sell_usdt, sell_irt and as_of;
 then one line per source: reachable ("ok", with the markets it did not quote) or FAILED with the
 reason: "HTTP 451: …" (the exchange refuses this server's location), "no answer within 10 s"
-(timeout), "request failed (…)" or another error. Then, for every coin quoted by two or more
-sources that answered, the spread between them and each source's deviation from the others (the
-median of all with three or more, the other one with two); a source further than
---max-deviation is flagged, and one about 10x off is named as a likely unit mistake (a toman
-price configured as rial, or the reverse).
+(timeout), "request failed (…)" or another error.
+
+Then how each source quotes the markets it reads, every price being published per one coin: the
+unit of its asks (usdt, toman, or rial ÷ 10 into toman) and how many coins one ask prices (1, or
+a bundle: SHIB at Nobitex is priced per 1,000). Markets are grouped by the two, the first five of
+each group named; --markets lists every one with its coin and currency instead, and --json
+always does (sources[].markets).
+
+Then, for every coin quoted by two or more sources that answered, the spread between them and
+each source's deviation from the others (the median of all with three or more, the other one
+with two); a source further than --max-deviation is flagged, and one about 10x off is named as a
+likely unit mistake (a toman price configured as rial, or the reverse).
 
 Exits 1 when a source failed or deviates. Markups (NERKH_MARKUP_PCT, NERKH_MARKUP_OVERRIDES) and
 the catalog (NERKH_CATALOG) apply to the published table as in the service; the comparison is of
@@ -216,12 +326,13 @@ the asks before markup. Logs go to stderr at LOG_LEVEL (default silent here).
 
 Examples:
   nerkh sources check sources/iran.yaml
+  nerkh sources check sources/iran.yaml --markets
   nerkh sources check sources/bitpin.yaml --max-deviation 2 --json`,
     )
     .action(
       async (
         file: string | undefined,
-        options: { json?: boolean; timeout: number; maxDeviation?: number },
+        options: { json?: boolean; markets?: boolean; timeout: number; maxDeviation?: number },
       ) => {
         const config = loadConfig({ LOG_LEVEL: 'silent', ...process.env });
         const catalog = loadCatalog(config.NERKH_CATALOG);
@@ -247,7 +358,7 @@ Examples:
           maxDeviationPct,
         });
         if (options.json) printJson(setup.origin, result, maxDeviationPct);
-        else printTable(setup.origin, result, maxDeviationPct);
+        else printTable(setup.origin, result, maxDeviationPct, options.markets === true);
         const failed = result.sources.filter((trial) => !trial.ok);
         if (failed.length > 0) {
           process.stderr.write(

@@ -14,6 +14,7 @@ import type {
 import type { Logger } from '../logger.ts';
 import { createFeed, type FeedTuning } from '../sources/create-feed.ts';
 import { marketRequests } from '../sources/market-codes.ts';
+import { type MarketUnit, marketUnits } from '../sources/market-units.ts';
 import { defaultMaxDeviationPct, type SourcesSetup } from '../sources/sources-setup.ts';
 import { MemorySnapshotStore } from '../store/memory/snapshot-store.ts';
 import { Collector } from './collector.ts';
@@ -32,6 +33,8 @@ export interface SourceTrial {
   missing: string[];
   /** Values it sent that were refused, by reason. */
   rejected: Record<string, number>;
+  /** Each market the routes ask of it, as the source names and quotes it, in the order asked. */
+  markets: MarketUnit[];
 }
 
 export interface TrialResult {
@@ -120,6 +123,7 @@ export async function trySources(options: TrialOptions): Promise<TrialResult> {
   const wanted = collector.requests();
   const bySymbol = new Map(catalog.map((entry) => [entry.symbol, entry]));
   const attempts = new Map<SourceName, Attempt>();
+  const unitsOf = new Map<SourceName, MarketUnit[]>();
   const listener: FeedListener = {
     quote(quote: Quote) {
       collector.quote(quote);
@@ -155,6 +159,7 @@ export async function trySources(options: TrialOptions): Promise<TrialResult> {
   for (const source of sources.sources) {
     const markets = marketRequests(source, wanted.get(source.name) ?? [], bySymbol);
     if (markets.length === 0) continue;
+    unitsOf.set(source.name, marketUnits(source, markets));
     // One URL per market: its markets arrive one by one, so it is done, like a stream, once every
     // market has quoted, and it is asked as fast as the exchange's limit allows, not every poll_seconds.
     const perMarket = source.kind === 'json-http' && isUrlTemplate(source.url);
@@ -231,6 +236,7 @@ export async function trySources(options: TrialOptions): Promise<TrialResult> {
       quoted,
       missing,
       rejected: attempt?.rejected ?? {},
+      markets: unitsOf.get(source.name) ?? [],
     };
   });
   const maxDeviationPct = options.maxDeviationPct ?? sources.maxDeviationPct ?? defaultMaxDeviationPct;

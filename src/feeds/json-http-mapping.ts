@@ -97,7 +97,8 @@ export const JsonHttpMappingSchema = Type.Object(
 );
 
 export type JsonHttpMapping = Static<typeof JsonHttpMappingSchema>;
-type DocumentCurrency = Static<typeof DocumentCurrency>;
+/** The unit a document quotes a market in: rial is turned into toman (÷ 10). */
+export type DocumentCurrency = Static<typeof DocumentCurrency>;
 
 /** `{symbol}` and `{quote}`: the placeholders a per-market URL may hold. */
 const PLACEHOLDER = /\{([^{}]*)\}/g;
@@ -363,6 +364,37 @@ export function marketQuoteCode(
     if (match) return { code: match[0], unit };
   }
   return null;
+}
+
+/**
+ * How the source names the market of `symbol` (as the document names the coin) in `currency`, and
+ * the unit it quotes it in, for `nerkh sources check`: `BTC_IRT` in toman for a per-market URL
+ * `…/{symbol}_{quote}/`; `BTC-TMN`, `BTCTMN` or `BTC/IRR` for a document of pairs; `BTC` when the
+ * mapping's `currency` is the unit. A document of pairs declaring several codes for the currency
+ * (`TMN: toman, IRR: rial`) gives each: whichever the document lists first is read.
+ */
+export function documentMarkets(
+  mapping: JsonHttpMapping,
+  url: string,
+  symbol: string,
+  currency: QuoteCurrency,
+): Array<{ name: string; unit: DocumentCurrency }> {
+  if (isUrlTemplate(url)) {
+    const quote = marketQuoteCode(mapping, currency);
+    if (quote === null) return [];
+    if (quote.code === '' || !url.includes('{quote}')) return [{ name: symbol, unit: quote.unit }];
+    // As the URL spells the pair when the two are side by side (`{symbol}_{quote}`, `{symbol}{quote}`).
+    const joined = /\{symbol\}([-_/:]?)\{quote\}/.exec(url);
+    return [{ name: `${symbol}${joined ? joined[1] : ' '}${quote.code}`, unit: quote.unit }];
+  }
+  if (mapping.pair === undefined) {
+    return mapping.currency === undefined ? [] : [{ name: symbol, unit: mapping.currency }];
+  }
+  const units: DocumentCurrency[] = currency === 'usdt' ? ['usdt'] : ['toman', 'rial'];
+  const between = Array.isArray(mapping.key) ? '/' : (mapping.pair.separator ?? '');
+  return Object.entries(mapping.pair.suffixes ?? {})
+    .filter(([, unit]) => units.includes(unit))
+    .map(([code, unit]) => ({ name: `${symbol}${between}${code}`, unit }));
 }
 
 /** A per-market URL: `{symbol}` and `{quote}` filled in, each URL-encoded. */

@@ -68,12 +68,23 @@ function marketQuote(
   };
 }
 
-/** A market's stats under its code, or under the newer code of the same bundle (`shib`, `1k_shib`). */
-function marketStats(stats: Record<string, unknown>, request: MarketRequest): unknown {
-  const own = stats[nobitexMarketKey(request)];
+/**
+ * The keys a market is read from, in the order tried: its code (`btc-rls`), then the newer code of
+ * the same bundle (`shib-rls`, then `1k_shib-rls`). `nerkh sources check` prints the same list.
+ */
+export function nobitexMarketKeys(request: MarketRequest): string[] {
   const renamed = NOBITEX_RENAMED[request.market];
-  if (own !== undefined || renamed === undefined) return own;
-  return stats[nobitexMarketKey({ ...request, market: renamed })];
+  const keys = [nobitexMarketKey(request)];
+  if (renamed !== undefined) keys.push(nobitexMarketKey({ ...request, market: renamed }));
+  return keys;
+}
+
+/** A market's stats under the first of its keys the answer carries. */
+function marketStats(stats: Record<string, unknown>, request: MarketRequest): unknown {
+  for (const key of nobitexMarketKeys(request)) {
+    if (stats[key] !== undefined) return stats[key];
+  }
+  return undefined;
 }
 
 /**

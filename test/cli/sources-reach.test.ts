@@ -11,6 +11,7 @@ const trial = (ok: boolean, detail: string): SourceTrial => ({
   quoted: ok ? 1 : 0,
   missing: [],
   rejected: {},
+  markets: [],
 });
 
 describe('reachOf: what sources check says of each source', () => {

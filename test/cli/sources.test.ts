@@ -49,6 +49,15 @@ function comparedRows(stdout: string): Map<string, string> {
   return rows;
 }
 
+/** The lines of a table whose header starts with `header`, header first, up to the blank line after it. */
+function tableAt(stdout: string, header: RegExp): string[] {
+  const lines = stdout.split('\n');
+  const start = lines.findIndex((line) => header.test(line));
+  if (start === -1) return [];
+  const end = lines.indexOf('', start);
+  return lines.slice(start, end === -1 ? undefined : end);
+}
+
 function sourceLines(stdout: string): string[] {
   const lines = stdout.split('\n');
   return lines.slice(lines.findIndex((line) => line.startsWith('source '))).filter((line) => line !== '');
@@ -83,6 +92,17 @@ describe('nerkh sources check', () => {
       // Nobitex is every coin's fallback in tether, and tether's source in toman.
       'nobitex  nobitex  reachable  ok: quoted 5 of 5 markets',
     ]);
+    // SHIB is priced per thousand at Nobitex, tether's toman price is in rial: both said at a glance.
+    expect(result.stdout).toContain(
+      'How each source quotes the markets it reads: the unit of its asks and how many coins one ask prices (each price is published per one coin; --markets lists every market):',
+    );
+    expect(tableAt(result.stdout, /^source +quoted in/)).toEqual([
+      'source   quoted in  coins per quote  markets',
+      'binance  usdt       1                4: BTCUSDT, ETHUSDT, DOGEUSDT, SHIBUSDT',
+      'nobitex  usdt       1                3: btc-usdt, eth-usdt, doge-usdt',
+      'nobitex  usdt       1,000            1: shib-usdt (or 1k_shib-usdt)',
+      'nobitex  rial ÷ 10  1                1: usdt-rls',
+    ]);
     // Both reach the simulator, which quotes the same asks on both: every coin compared, none flagged.
     expect(result.stdout).toMatch(/^BTC +usdt +0\.00% +binance \S+ \(\+0\.00%\); nobitex \S+ \(\+0\.00%\)$/m);
     expect(result.stdout).toContain('Every source is within 5% of the others on every coin.');
@@ -106,6 +126,28 @@ describe('nerkh sources check', () => {
       'binance  binance  reachable  ok: quoted 4 of 4 markets',
       'nobitex  nobitex  reachable  ok: quoted 1 of 1 markets',
     ]);
+  });
+
+  it('lists every market one a line with --markets: SHIB at Nobitex per 1,000 in rial ÷ 10, Wallex in toman', async () => {
+    const result = await check([presetFile(sim, 'iran', dir), '--markets']);
+    expect(result.code).toBe(0);
+    const rows = tableAt(result.stdout, /^source +coin +currency/);
+    expect(rows).toHaveLength(1 + 18);
+    expect(rows).toEqual(
+      expect.arrayContaining([
+        'source   coin  currency  market                       quoted in  coins per quote',
+        'nobitex  SHIB  usdt      shib-usdt (or 1k_shib-usdt)  usdt       1,000',
+        'nobitex  SHIB  toman     shib-rls (or 1k_shib-rls)    rial ÷ 10  1,000',
+        'nobitex  USDT  toman     usdt-rls                     rial ÷ 10  1',
+        'nobitex  BTC   toman     btc-rls                      rial ÷ 10  1',
+        'wallex   SHIB  toman     SHIBTMN                      toman      1',
+        'wallex   BTC   usdt      BTCUSDT                      usdt       1',
+      ]),
+    );
+    // The published SHIB is one coin's price: Nobitex's thousand ÷ 1 000, its rial ÷ 10.
+    const [source, , sellIrt] = printedRows(result.stdout).get('SHIB') as string[];
+    expect([source, Number(sellIrt)]).toEqual(['nobitex', Math.round(Number(sim.tomanAskOf('SHIB')))]);
+    expect(result.stdout).not.toContain('How each source quotes');
   });
 
   it('names the reason a source fails, prices the coins from the fallbacks, and exits 1', async () => {
@@ -135,6 +177,21 @@ describe('nerkh sources check', () => {
       ['nobitex', true],
       ['wallex', true],
     ]);
+    // Every market each source reads, in full whatever the text form groups.
+    expect(body.sources[1].markets).toEqual([
+      { symbol: 'BTC', currency: 'usdt', market: 'btc-usdt', quoted_in: 'usdt', coins_per_quote: 1 },
+      { symbol: 'ETH', currency: 'usdt', market: 'eth-usdt', quoted_in: 'usdt', coins_per_quote: 1 },
+      { symbol: 'DOGE', currency: 'usdt', market: 'doge-usdt', quoted_in: 'usdt', coins_per_quote: 1 },
+      {
+        symbol: 'SHIB',
+        currency: 'usdt',
+        market: 'shib-usdt or 1k_shib-usdt',
+        quoted_in: 'usdt',
+        coins_per_quote: 1000,
+      },
+      { symbol: 'USDT', currency: 'toman', market: 'usdt-rls', quoted_in: 'rial', coins_per_quote: 1 },
+    ]);
+    expect(body.sources[0].markets).toHaveLength(4);
   });
 
   it("reads a made-up exchange's document through a json-http mapping", async () => {
@@ -186,6 +243,11 @@ routes:
       'source   kind       reach      result',
       'bitpin   json-http  reachable  ok: quoted 19 of 19 markets',
       'nobitex  nobitex    reachable  ok: quoted 19 of 19 markets',
+    ]);
+    expect(tableAt(result.stdout, /^source +quoted in/).slice(0, 3)).toEqual([
+      'source   quoted in  coins per quote  markets',
+      'bitpin   usdt       1                9: BTC_USDT, ETH_USDT, SOL_USDT, XRP_USDT, DOGE_USDT, and 4 more',
+      'bitpin   toman      1                10: USDT_IRT, BTC_IRT, ETH_IRT, SOL_IRT, XRP_IRT, and 5 more',
     ]);
     const compared = comparedRows(result.stdout);
     expect(compared.size).toBe(19);
@@ -262,5 +324,7 @@ routes:
     expect(result.stdout).toContain('FILE:LINE:COL: /pointer: message (exit 2)');
     expect(result.stdout).toContain('Exits 1 when a source failed or deviates.');
     expect(result.stdout).toContain('--max-deviation <percent>');
+    expect(result.stdout).toContain('--markets');
+    expect(result.stdout).toContain('(usdt, toman, or rial ÷ 10 into toman)');
   });
 });

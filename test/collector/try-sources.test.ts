@@ -60,6 +60,12 @@ describe('trySources', () => {
         quoted: 0,
         missing: ['BTC/usdt', 'USDT/toman', 'BTC/toman'],
         rejected: {},
+        // What it would have read, failed or not: Nobitex's IRT markets in rial.
+        markets: [
+          { symbol: 'BTC', currency: 'usdt', market: 'btc-usdt', quotedIn: 'usdt', coinsPerQuote: 1 },
+          { symbol: 'USDT', currency: 'toman', market: 'usdt-rls', quotedIn: 'rial', coinsPerQuote: 1 },
+          { symbol: 'BTC', currency: 'toman', market: 'btc-rls', quotedIn: 'rial', coinsPerQuote: 1 },
+        ],
       },
       {
         name: 'wallex',
@@ -70,6 +76,11 @@ describe('trySources', () => {
         quoted: 0,
         missing: ['BTC/usdt', 'USDT/toman', 'BTC/toman'],
         rejected: {},
+        markets: [
+          { symbol: 'BTC', currency: 'usdt', market: 'BTCUSDT', quotedIn: 'usdt', coinsPerQuote: 1 },
+          { symbol: 'USDT', currency: 'toman', market: 'USDTTMN', quotedIn: 'toman', coinsPerQuote: 1 },
+          { symbol: 'BTC', currency: 'toman', market: 'BTCTMN', quotedIn: 'toman', coinsPerQuote: 1 },
+        ],
       },
     ]);
   });
