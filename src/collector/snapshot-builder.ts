@@ -251,20 +251,23 @@ export class SnapshotBuilder {
   seed(snapshot: Snapshot): void {
     const bySymbol = new Map<string, ListedCoin>();
     for (const coin of this.#coins) bySymbol.set(coin.symbol, coin);
-    const tetherPrimary = this.#routing.tether.route.series[0];
+    const tetherSeries = this.#routing.tether.route.series;
+    const tetherPrimary = tetherSeries[0];
     const usdtIrt = snapshot.usdt_irt !== null && snapshot.usdt_irt > 0 ? snapshot.usdt_irt : null;
     for (const row of snapshot.rates) {
       const asOf = Date.parse(row.as_of);
       if (!Number.isFinite(asOf)) continue;
       if (row.symbol === tetherSymbol) {
-        if (usdtIrt !== null && tetherPrimary && tetherPrimary.price === 0) tetherPrimary.seed(usdtIrt, asOf);
+        // Into the source that priced it, so the row keeps naming it until a source quotes tether.
+        const target = seriesNamed(tetherSeries, row.source) ?? tetherPrimary;
+        if (usdtIrt !== null && target && target.price === 0) target.seed(usdtIrt, asOf);
         continue;
       }
       const coin = bySymbol.get(row.symbol);
       if (coin === undefined || !(row.sell_usdt > 0)) continue;
       this.#seedCoin(coin, row, asOf, usdtIrt);
     }
-    if (tetherPrimary && tetherPrimary.price === 0 && usdtIrt !== null) {
+    if (tetherPrimary && tetherSeries.every((series) => series.price === 0) && usdtIrt !== null) {
       const asOf = Date.parse(snapshot.updated_at);
       if (Number.isFinite(asOf)) tetherPrimary.seed(usdtIrt, asOf);
     }
@@ -283,24 +286,41 @@ export class SnapshotBuilder {
       coin.sellUsdtFor = ask;
       coin.sellUsdtOf = series;
     };
-    const tomanPrimary = coin.routes.toman.series[0];
-    if (tomanPrimary !== undefined && row.sell_irt !== null) {
-      if (tomanPrimary.price !== 0) return;
-      tomanPrimary.seed(withoutMarkup(row.sell_irt), asOf);
-      tomanPrimary.change = row.change_24h;
-      const companion = tomanPrimary.companion;
+    // Into the series of the source the row names (docs/sources.md "What is published"), so the
+    // row goes on naming it until a source quotes the coin; a row of an older nerkh, whose source
+    // is the snapshot's label, goes to the first source of its route.
+    const namedToman = seriesNamed(coin.routes.toman.series, row.source);
+    const namedUsdt = seriesNamed(coin.routes.usdt.series, row.source);
+    const pricedInToman =
+      namedToman !== undefined &&
+      (namedUsdt === undefined || row.tether_source === null || namedToman.companion === null);
+    const tomanTarget = pricedInToman
+      ? namedToman
+      : namedUsdt === undefined
+        ? coin.routes.toman.series[0]
+        : undefined;
+    if (tomanTarget !== undefined && row.sell_irt !== null) {
+      if (tomanTarget.price !== 0) return;
+      tomanTarget.seed(withoutMarkup(row.sell_irt), asOf);
+      tomanTarget.change = row.change_24h;
+      const companion = tomanTarget.companion;
       if (companion !== null && companion.price === 0) {
         seedAsk(companion);
       } else if (companion === null && usdtIrt !== null) {
         coin.derived = row.sell_usdt;
-        coin.derivedFor = tomanWithMarkup(tomanPrimary.price, coin.markupPct);
+        coin.derivedFor = tomanWithMarkup(tomanTarget.price, coin.markupPct);
         coin.derivedAt = usdtIrt;
       }
       return;
     }
-    const usdtPrimary = coin.routes.usdt.series[0];
-    if (usdtPrimary !== undefined && usdtPrimary.price === 0) seedAsk(usdtPrimary);
+    const usdtTarget = namedUsdt ?? coin.routes.usdt.series[0];
+    if (usdtTarget !== undefined && usdtTarget.price === 0) seedAsk(usdtTarget);
   }
+}
+
+/** The series of the source named `name` in a route, if it has one. */
+function seriesNamed(series: readonly SourceSeries[], name: string): SourceSeries | undefined {
+  return series.find((candidate) => candidate.source.name === name);
 }
 
 /** What the prices and their sources make of a row. */

@@ -450,9 +450,9 @@ describe('SnapshotBuilder.seed', () => {
     const { builder, build, series } = setup({ NERKH_MARKUP_PCT: '1' }, withUsdt, tomanSetup);
     builder.seed(
       committed([
-        row('BTC', 64_100.123456789, T0, 2.5, 6_750_000_001),
-        row('ETH', 3228.8816, T0 + 1000, null, 340_000_000),
-        row('USDT', 1, T0 + 3000),
+        { ...row('BTC', 64_100.123456789, T0, 2.5, 6_750_000_001), source: 'wallex' },
+        { ...row('ETH', 3228.8816, T0 + 1000, null, 340_000_000), source: 'wallex' },
+        { ...row('USDT', 1, T0 + 3000), source: 'nobitex' },
       ]),
     );
     expect(series('wallex', 'toman', 'BTC')).toMatchObject({ price: 6_750_000_001 / 1.01, movedAt: T0 });
@@ -465,5 +465,35 @@ describe('SnapshotBuilder.seed', () => {
     });
     expect(rowOf(draft, 'ETH')).toMatchObject({ sell_usdt: 3228.8816, sell_irt: 340_000_000 });
     expect(draft.source).toBe('nobitex+wallex');
+  });
+
+  it('restores each row into the source it names, so the row goes on naming it after a restart', () => {
+    const { builder, build, series } = setup({}, withUsdt, tomanSetup);
+    builder.seed(
+      committed([
+        // Priced by Nobitex in toman (Wallex, its first toman source, was down), and by Nobitex
+        // in tether (Binance down); tether by Wallex.
+        { ...row('BTC', 64_100, T0, 2.5, 6_750_000_000), source: 'nobitex', tether_source: null },
+        { ...row('ETH', 3100, T0, null, 326_500_000), source: 'nobitex', tether_source: 'wallex' },
+        { ...row('USDT', 1, T0, null, 105_300), source: 'wallex' },
+      ]),
+    );
+    expect(series('nobitex', 'toman', 'BTC').price).toBe(6_750_000_000);
+    expect(series('wallex', 'toman', 'BTC').price).toBe(0);
+    expect(series('nobitex', 'usdt', 'ETH').price).toBe(3100);
+    expect(series('nobitex', 'toman', 'ETH').price).toBe(0);
+    expect(series('wallex', 'toman', 'USDT').price).toBe(105_299);
+    expect(series('nobitex', 'toman', 'USDT').price).toBe(0);
+    const draft = build(T0 + 60_000);
+    expect(rowOf(draft, 'BTC')).toMatchObject({ sell_irt: 6_750_000_000, source: 'nobitex' });
+    expect(rowOf(draft, 'USDT')).toMatchObject({ sell_irt: 105_299, source: 'wallex' });
+    expect(draft.source).toBe('nobitex+wallex');
+  });
+
+  it('restores a row of an older nerkh, whose source is the label, into the first source of its route', () => {
+    const { builder, build, series } = setup();
+    builder.seed(committed([{ ...row('BTC', 64_000, T0), source: 'binance+nobitex' }]));
+    expect(series('binance', 'usdt', 'BTC').price).toBe(64_000);
+    expect(rowOf(build(T0 + 60_000), 'BTC')?.source).toBe('binance');
   });
 });
