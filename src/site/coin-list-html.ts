@@ -15,10 +15,31 @@ import { escapeHtml, escapeHtmlWithLanguages } from './markdown.ts';
  */
 
 /**
+ * The list's columns, in the order the table has them. The phone layout below places cells by
+ * their position, so `renderCoinTable` takes its columns in exactly this order.
+ */
+export const coinColumnKeys = ['symbol', 'name', 'usdt', 'toman', 'change', 'trend', 'asOf'] as const;
+export type CoinColumnKey = (typeof coinColumnKeys)[number];
+
+/** A row's cell of one column, as a selector. */
+const cellOf = (key: CoinColumnKey) => `.coin-table tbody tr>:nth-child(${coinColumnKeys.indexOf(key) + 1})`;
+
+/** Where each column's cell goes in a row on a phone (see `coinListStylesheet`). */
+const phoneCells = coinColumnKeys.map((key) => `${cellOf(key)}{grid-area:${key}}`).join('');
+
+/**
  * Part of the page's one stylesheet: the filter in a row, the row an anchor points at highlighted.
- * On a phone, cells do not wrap but for the long time at the end: with the whole catalog, rows a
- * line or two high keep the list's layout small, and the table scrolls sideways in its region. On
- * a wide screen the list takes more of it, so its seven columns fit.
+ *
+ * On a phone (below 40rem) seven columns cannot fit, and the table used to scroll sideways in its
+ * region with both prices out of sight (docs/architecture.md#the-website). There each row is laid out as a small grid
+ * instead, prices at its end: the symbol and the toman price; the name and the tether price; the
+ * 24 h change and the sparkline; the time, smaller, across the row. The prices take at most 60% of
+ * the row, so that a long name beside a long price still wraps between words, and a price wider
+ * than that wraps before its unit, never within its number. The heading row becomes a wrapping line of its sort links (the
+ * sparkline's heading, which has none, stays for screen readers only). The elements stay a table, with its headers, in
+ * the accessibility tree (test/browser/site.test.ts reads Chromium's), and the DOM order, which a
+ * screen reader follows, is unchanged. From 40rem the table is laid out as a table; on a wide
+ * screen the list takes more of it, so its seven columns fit.
  */
 export const coinListStylesheet = `
 .visually-hidden{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
@@ -27,8 +48,21 @@ export const coinListStylesheet = `
 .coin-table th{position:relative}
 .coin-table th a{white-space:nowrap}
 .coin-table td,.coin-table th{vertical-align:middle}
-@media (max-width:40rem){.coin-table td{white-space:nowrap}.coin-table td:last-child{white-space:normal}}
 .coin-table td:last-child{overflow-wrap:normal}
+@media (width<40rem){
+.coin-table,.coin-table thead,.coin-table tbody{display:block}
+.coin-table thead tr{display:flex;flex-wrap:wrap;column-gap:1rem;padding:0 .6rem;background:var(--soft);border-bottom:1px solid var(--line)}
+.coin-table thead th{display:block;padding:0;border:0}
+.coin-table thead th a{display:inline-block;min-height:44px;line-height:44px}
+.coin-table thead th:not(:has(a)){position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
+.coin-table tbody tr{display:grid;grid-template-columns:minmax(0,1fr) fit-content(60%);grid-template-areas:"symbol toman" "name usdt" "change trend" "asOf asOf";gap:0 .75rem;align-items:start;padding:.5rem .6rem;border-bottom:1px solid var(--line)}
+.coin-table tbody tr:last-child{border-bottom:0}
+.coin-table tbody tr>*{display:block;padding:0;border:0}
+${cellOf('usdt')},${cellOf('toman')},${cellOf('trend')}{justify-self:end;text-align:end}
+${cellOf('change')},${cellOf('trend')}{align-self:center}
+${cellOf('asOf')}{color:var(--muted);font-size:.8125rem}
+${phoneCells}
+}
 @media (min-width:60rem){main:has(.coin-table){max-width:64rem}}
 .coin-table tbody th{background:none}
 .coin-table tr:target{background:var(--soft);outline:2px solid var(--focus);outline-offset:-2px}
@@ -48,6 +82,7 @@ export interface CoinListLabels {
 }
 
 export interface CoinColumn {
+  key: CoinColumnKey;
   label: string;
   /** Absent: the column cannot be sorted by. */
   sort?: CoinSortKey;
@@ -84,6 +119,11 @@ export function renderCoinFilter(input: Pick<CoinListInput, 'action' | 'query' |
 
 export function renderCoinTable(input: CoinListInput): string {
   const { action, query, columns, rows, labels } = input;
+  if (columns.map((column) => column.key).join() !== coinColumnKeys.join()) {
+    throw new Error(
+      `the coins list's columns must be ${coinColumnKeys.join(', ')}: its phone layout places cells by position`,
+    );
+  }
   const headings = columns
     .map((column) => {
       if (column.sort === undefined) return `<th scope="col">${escapeHtml(column.label)}</th>`;

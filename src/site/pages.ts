@@ -10,10 +10,9 @@ import {
 } from './charts/coin-history.ts';
 import { dayMs, rangeEnding } from './charts/price-series.ts';
 import { SnapshotKeyedCache } from './charts/snapshot-keyed-cache.ts';
-import { renderCoinFilter, renderCoinTable } from './coin-list-html.ts';
+import { type CoinColumn, renderCoinFilter, renderCoinTable } from './coin-list-html.ts';
 import {
   type CoinListQuery,
-  type CoinSortKey,
   coinListSearch,
   defaultCoinListQuery,
   listCoins,
@@ -273,14 +272,14 @@ export class SitePages {
         summary += ` ${labels.filterSummary(rows.length, escapeMarkdown(query.q), `${action}${coinListSearch({ ...query, q: '' })}`)}`;
       }
       const coinUrl = (symbol: string) => this.pageUrl(`/coins/${encodeURIComponent(symbol)}`);
-      const columns: { label: string; sort?: CoinSortKey; markdownLabel?: string }[] = [
-        { label: labels.columns.symbol, sort: 'symbol' },
-        { label: labels.columns.name, sort: 'name' },
-        { label: labels.columns.usdt, sort: 'usdt' },
-        { label: labels.columns.toman, sort: 'toman' },
-        { label: labels.columns.change, sort: 'change' },
-        { label: labels.columns.trend, markdownLabel: labels.trendMarkdown },
-        { label: labels.columns.asOf, sort: 'as_of' },
+      const columns: (CoinColumn & { markdownLabel?: string })[] = [
+        { key: 'symbol', label: labels.columns.symbol, sort: 'symbol' },
+        { key: 'name', label: labels.columns.name, sort: 'name' },
+        { key: 'usdt', label: labels.columns.usdt, sort: 'usdt' },
+        { key: 'toman', label: labels.columns.toman, sort: 'toman' },
+        { key: 'change', label: labels.columns.change, sort: 'change' },
+        { key: 'trend', label: labels.columns.trend, markdownLabel: labels.trendMarkdown },
+        { key: 'asOf', label: labels.columns.asOf, sort: 'as_of' },
       ];
       // The Markdown form's headings link to the same sorted lists as the HTML form's.
       const markdownHeadings = columns.map((column) =>

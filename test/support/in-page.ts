@@ -30,6 +30,44 @@ export const mainOutline = `(() => {
 /** How far the page is wider than the viewport (positive: it scrolls sideways). */
 export const horizontalOverflow = `document.documentElement.scrollWidth - document.documentElement.clientWidth`;
 
+/** Where the coins list's price cells and their text lie, against the viewport's width. */
+export interface PricePlacement {
+  viewport: number;
+  pageOverflow: number;
+  /** How far the list's region is wider than what it shows (positive: it scrolls sideways). */
+  listOverflow: number;
+  rows: { id: string; boxes: Record<string, { left: number; right: number; width: number }> }[];
+}
+
+/**
+ * Each row's toman and tether price, the cell and the text within it, as the page lays them out.
+ * Columns are found by their heading's sort link (`sort=toman`, `sort=usdt`), in either language.
+ */
+export const pricePlacement = `(() => {
+  const table = document.querySelector('table.coin-table');
+  const headings = [...table.tHead.rows[0].cells];
+  const column = (key) => headings.findIndex((th) => new URLSearchParams(th.querySelector('a')?.search).get('sort') === key);
+  const columns = { toman: column('toman'), usdt: column('usdt') };
+  const box = (rect) => ({ left: Math.round(rect.left), right: Math.round(rect.right), width: Math.round(rect.width) });
+  const region = table.closest('.table-scroll');
+  return {
+    viewport: document.documentElement.clientWidth,
+    pageOverflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    listOverflow: region.scrollWidth - region.clientWidth,
+    rows: [...table.tBodies[0].rows].map((row) => {
+      const boxes = {};
+      for (const [key, index] of Object.entries(columns)) {
+        const cell = row.cells[index];
+        const text = document.createRange();
+        text.selectNodeContents(cell);
+        boxes[key + ' cell'] = box(cell.getBoundingClientRect());
+        boxes[key + ' text'] = box(text.getBoundingClientRect());
+      }
+      return { id: row.id, boxes };
+    }),
+  };
+})()`;
+
 /** The focused element's text, outline and position. */
 export const focusedElement = `(() => {
   const element = document.activeElement;
