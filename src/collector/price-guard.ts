@@ -81,8 +81,8 @@ interface PriceGuardOptions {
 /**
  * The bad-tick guard (docs/sources.md#the-price-guard): a tick is refused when it is older than the
  * last accepted one, not a positive number, an absurd jump that neither another source confirms nor
- * the source has held long enough, or a unit-sized move (×10 or more, ÷10 or less) that no other
- * source confirms. A unit-sized level is never accepted on time alone: it is held, the routes serve
+ * the source has held long enough, or a unit-sized move (×10 or more, ÷10 or less, within the
+ * deviation limit) that no other source confirms. A unit-sized level is never accepted on time alone: it is held, the routes serve
  * the coin from its next source meanwhile, and it becomes the price only when another source quotes
  * the same level or the operator accepts it (`nerkh prices accept`). The rules are shared; the state
  * is per series, so one guard serves every series.
@@ -118,7 +118,7 @@ export class PriceGuard {
     state.seenAt = now;
     const previous = state.price;
     if (previous > 0) {
-      if (isUnitSized(price / previous)) {
+      if (isUnitSized(price / previous, this.#maxDeviation)) {
         if (!this.#confirmedByOthers(state, price, now, source)) {
           return this.#hold(state, price, previous, 'own-price', now, source);
         }
@@ -135,7 +135,7 @@ export class PriceGuard {
       const reference = this.#inLineReference(state, now);
       if (
         reference !== null &&
-        isUnitSized(price / reference) &&
+        isUnitSized(price / reference, this.#maxDeviation) &&
         !this.#confirmedByOthers(state, price, now, source)
       ) {
         return this.#hold(state, price, reference, 'other-sources', now, source);

@@ -21,7 +21,7 @@ import { sleep, waitFor } from '../support/wait.ts';
  * ops/grafana/nerkh.json against a live Prometheus (Debian's `prometheus`): it scrapes a running
  * nerkh every second while the test makes happen what the panels show (keyed requests over the
  * limit, invalid keys, a key request waiting, a source geo-blocked and back, bad ticks, a source
- * configured as rial where it quotes toman, Redis and PostgreSQL cut off for a moment), then every
+ * configured with the wrong coins per quote, Redis and PostgreSQL cut off for a moment), then every
  * panel's query, and each variable's, goes through Prometheus's HTTP API:
  * each must parse and return series over the test's time range. Prometheus also loads
  * ops/prometheus/alerts.yaml, whose rules must all evaluate without error on those series.
@@ -153,15 +153,17 @@ describe.skipIf((missing && !required) || skipPostgres || !redisAnswers)(
       const catalog = loadCatalog().filter((entry) => ['USDT', 'BTC', 'ETH'].includes(entry.symbol));
       const sim = await ExchangeSimulator.start({ catalog, seed: 7, retryAfterSeconds: 0 });
       onTestFinished(() => sim.stop());
-      // The preset, plus Bitpin's order book configured as rial where it quotes toman, as the last
-      // fallback of tether in toman: ten times lower than Nobitex and Wallex, it deviates.
-      const bitpinAsRial = [
+      // The preset, plus Bitpin's order book configured as pricing two tether a quote, as the last
+      // fallback of tether in toman: half of Nobitex and Wallex, it deviates. (Read as rial, a
+      // tenth of them, it would be held by the price guard, never accepted: no deviation to show.)
+      const bitpinPerTwo = [
         '  - name: bitpin',
         '    kind: json-http',
         '    url: https://api.bitpin.ir/api/v1/mth/orderbook/{symbol}_{quote}/',
         '    max_requests_per_minute: 600',
         '    poll_seconds: 10',
-        '    mapping: { ask: asks.0.0, pair: { suffixes: { IRT: rial } } }',
+        '    coins_per_quote: { USDT: 2 }',
+        '    mapping: { ask: asks.0.0, pair: { suffixes: { IRT: toman } } }',
         '',
         'routes:',
       ].join('\n');
@@ -171,7 +173,7 @@ describe.skipIf((missing && !required) || skipPostgres || !redisAnswers)(
         againstSimulator(
           sim,
           readFileSync(join(projectRoot, 'sources', 'binance-failover.yaml'), 'utf8')
-            .replace('\nroutes:', `\n${bitpinAsRial}`)
+            .replace('\nroutes:', `\n${bitpinPerTwo}`)
             .replace('toman: [nobitex, wallex]', 'toman: [nobitex, wallex, bitpin]'),
         )
           .replace(/stale_seconds: \d+/, 'stale_seconds: 4')
@@ -324,8 +326,8 @@ describe.skipIf((missing && !required) || skipPostgres || !redisAnswers)(
       report.push(
         `alert rules loaded: ${alertRules.length}, evaluated without error: ${alertRules.filter((rule) => rule.health === 'ok').length}`,
       );
-      // What the new panels and rules show: the waiting request, and Bitpin, read as rial, a tenth of
-      // Nobitex and Wallex on tether in toman on every quote.
+      // What the new panels and rules show: the waiting request, and Bitpin, read per two tether,
+      // half of Nobitex and Wallex on tether in toman on every quote.
       const pending = await lastOf('Key requests waiting');
       const bitpinUsdt = (await lastOf('Source deviation from the others')).find(
         ({ metric }) => metric.source === 'bitpin' && metric.symbol === 'USDT' && metric.currency === 'toman',
@@ -345,7 +347,7 @@ describe.skipIf((missing && !required) || skipPostgres || !redisAnswers)(
       );
       expect(empty).toEqual([]);
       expect(pending.map(({ last }) => last)).toEqual([1]);
-      expect(bitpinUsdt?.last).toBeCloseTo(-0.9, 2);
+      expect(bitpinUsdt?.last).toBeCloseTo(-0.5, 2);
       expect(deviating.map(({ metric, last }) => [metric.source, last > 0])).toEqual([['bitpin', true]]);
       // Both wait out their `for` (5 minutes, a day): pending, on Bitpin alone and on the job.
       expect(stateOf('NerkhSourceDeviating')).toBe('NerkhSourceDeviating pending bitpin');
@@ -353,7 +355,7 @@ describe.skipIf((missing && !required) || skipPostgres || !redisAnswers)(
       expect(alertRules.map((rule) => `${rule.name}: ${rule.health} ${rule.lastError ?? ''}`.trim())).toEqual(
         alertRules.map((rule) => `${rule.name}: ok`),
       );
-      expect(alertRules.length).toBe(11);
+      expect(alertRules.length).toBe(12);
     });
   },
 );
