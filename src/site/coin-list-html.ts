@@ -38,8 +38,10 @@ const phoneCells = coinColumnKeys.map((key) => `${cellOf(key)}{grid-area:${key}}
  * than that wraps before its unit, never within its number. The heading row becomes a wrapping line of its sort links (the
  * sparkline's heading, which has none, stays for screen readers only). The elements stay a table, with its headers, in
  * the accessibility tree (test/browser/site.test.ts reads Chromium's), and the DOM order, which a
- * screen reader follows, is unchanged. From 40rem the table is laid out as a table; on a wide
- * screen the list takes more of it, so its seven columns fit.
+ * screen reader follows, is unchanged. Rows out of sight are not laid out until they scroll near
+ * (`content-visibility: auto`, each row taken as about 7rem high until it has been): with the whole
+ * catalog a phone lays out a screenful, not 156 grids, while the page loads. From 40rem the table
+ * is laid out as a table; on a wide screen the list takes more of it, so its seven columns fit.
  */
 export const coinListStylesheet = `
 .visually-hidden{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
@@ -55,7 +57,7 @@ export const coinListStylesheet = `
 .coin-table thead th{display:block;padding:0;border:0}
 .coin-table thead th a{display:inline-block;min-height:44px;line-height:44px}
 .coin-table thead th:not(:has(a)){position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
-.coin-table tbody tr{display:grid;grid-template-columns:minmax(0,1fr) fit-content(60%);grid-template-areas:"symbol toman" "name usdt" "change trend" "asOf asOf";gap:0 .75rem;align-items:start;padding:.5rem .6rem;border-bottom:1px solid var(--line)}
+.coin-table tbody tr{display:grid;grid-template-columns:minmax(0,1fr) fit-content(60%);grid-template-areas:"symbol toman" "name usdt" "change trend" "asOf asOf";gap:0 .75rem;align-items:start;padding:.5rem .6rem;border-bottom:1px solid var(--line);content-visibility:auto;contain-intrinsic-size:auto 7rem}
 .coin-table tbody tr:last-child{border-bottom:0}
 .coin-table tbody tr>*{display:block;padding:0;border:0}
 ${cellOf('usdt')},${cellOf('toman')},${cellOf('trend')}{justify-self:end;text-align:end}
