@@ -1,4 +1,5 @@
 import { priceRejection } from '../domain/pricing.ts';
+import { median } from '../domain/source-deviation.ts';
 import { isUnitSized } from '../domain/unit-sized.ts';
 import type { SourceName } from '../feeds/types.ts';
 import type { Logger } from '../logger.ts';
@@ -193,12 +194,7 @@ export class PriceGuard {
       if (peer.price > 0 && peer.held === null && (peer.seenAt === 0 || now - peer.seenAt <= this.#staleMs))
         prices.push(peer.price);
     }
-    if (prices.length === 0) return null;
-    prices.sort((a, b) => a - b);
-    const middle = prices.length >> 1;
-    return prices.length % 2 === 1
-      ? (prices[middle] as number)
-      : ((prices[middle - 1] as number) + (prices[middle] as number)) / 2;
+    return prices.length === 0 ? null : median(prices);
   }
 
   #near(a: number, b: number): boolean {

@@ -37,7 +37,8 @@ export interface AskComparison {
 /** Within this fraction of 10 (or of a tenth), a ratio reads as a unit mistake. */
 const UNIT_TOLERANCE = 0.15;
 
-function median(values: readonly number[]): number {
+/** The middle value, or the mean of the two middle ones; `values` must not be empty. */
+export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1
