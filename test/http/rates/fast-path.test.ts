@@ -173,7 +173,9 @@ describe('the rates fast path answers exactly as the route does', () => {
       for (let request = 0; request < 5; request++)
         await get(fast.port, '/v1/rates', { 'x-api-key': fast.limited });
       await get(fast.port, '/v1/rates', { 'x-api-key': fast.t.key });
-      await get(fast.port, '/v1/rates', { 'x-api-key': `${fast.t.key.slice(0, -1)}x` });
+      // A mistyped key: its last character changed (a key ending in "x" kept its own, and was counted).
+      const mistyped = `${fast.t.key.slice(0, -1)}${fast.t.key.endsWith('x') ? 'y' : 'x'}`;
+      await get(fast.port, '/v1/rates', { 'x-api-key': mistyped });
       // Nothing is written per request: the counts reach the store with the last use, here at close.
       expect(await fast.t.keys.apiKeyUsage({ since: '2000-01-01' })).toEqual([]);
       await fast.t.app.close();
