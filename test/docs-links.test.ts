@@ -171,3 +171,26 @@ describe("the README's folder map", () => {
     expect(named(srcBlock, 2)).toEqual(trackedFolders('src'));
   });
 });
+
+describe('the docs indexes', () => {
+  const linksOf = (file: string) =>
+    new Set(parse(file).links.map((href) => resolve(projectRoot, dirname(file), href.split('#')[0] ?? '')));
+
+  it('docs/README.md links every page in docs/ and the decision records', () => {
+    const pages = readdirSync(join(projectRoot, 'docs'))
+      .filter((file) => file.endsWith('.md') && file !== 'README.md')
+      .map((file) => join('docs', file))
+      .filter((file) => !history.has(file))
+      .concat([join('docs', 'decisions', 'README.md')]);
+    const linked = linksOf(join('docs', 'README.md'));
+    expect(pages.filter((page) => !linked.has(join(projectRoot, page)))).toEqual([]);
+  });
+
+  it('docs/decisions/README.md links every record and the template', () => {
+    const records = readdirSync(join(projectRoot, 'docs', 'decisions'))
+      .filter((file) => file.endsWith('.md') && file !== 'README.md')
+      .map((file) => join('docs', 'decisions', file));
+    const linked = linksOf(join('docs', 'decisions', 'README.md'));
+    expect(records.filter((record) => !linked.has(join(projectRoot, record)))).toEqual([]);
+  });
+});
