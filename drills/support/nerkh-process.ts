@@ -106,6 +106,12 @@ export class NerkhProcess {
     }
   }
 
+  /** `kill -9`: the process ends at once, cleaning nothing up (a crash, a machine lost). */
+  async kill(): Promise<void> {
+    if (this.alive) this.#child.kill('SIGKILL');
+    await this.#exited;
+  }
+
   /** SIGTERM and the exit code (0 = a clean stop). A process already gone gives its code. */
   async stop(): Promise<number | null> {
     if (this.alive) this.#child.kill('SIGTERM');

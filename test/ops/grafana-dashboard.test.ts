@@ -355,7 +355,7 @@ describe.skipIf((missing && !required) || skipPostgres || !redisAnswers)(
       expect(alertRules.map((rule) => `${rule.name}: ${rule.health} ${rule.lastError ?? ''}`.trim())).toEqual(
         alertRules.map((rule) => `${rule.name}: ok`),
       );
-      expect(alertRules.length).toBe(12);
+      expect(alertRules.length).toBe(14);
     });
   },
 );

@@ -196,17 +196,20 @@ describe.skipIf(skipPodman)('the production image', () => {
 
 describe.skipIf(skipPodman)('compose.yaml on the image', () => {
   const project = `${run}-compose`;
-  const containerOf = (service: string) => `${project}_${service}_1`;
-  const services = ['postgres', 'redis', 'api-1', 'api-2', 'collector-1', 'collector-2', 'balancer'];
+  /** podman-compose's container name: the API's replicas are `api_1` and `api_2`. */
+  const containerOf = (service: string, replica = 1) => `${project}_${service}_${replica}`;
+  const apis = [containerOf('api', 1), containerOf('api', 2)];
+  const services = ['postgres', 'redis', 'api', 'collector-1', 'collector-2', 'balancer'];
+  const containers = services.flatMap((service) => (service === 'api' ? apis : [containerOf(service)]));
   let balancer = '';
   let env: NodeJS.ProcessEnv = {};
 
   /** When the running test fails, prints the end of every service's log (what CI keeps of it). */
   function logsOnFailure() {
     onTestFailed(async () => {
-      for (const service of services) {
-        const logs = await runCommand('podman', ['logs', '--tail', '30', containerOf(service)]);
-        process.stdout.write(`--- ${service}\n${logs.stdout}${logs.stderr}`);
+      for (const container of containers) {
+        const logs = await runCommand('podman', ['logs', '--tail', '30', container]);
+        process.stdout.write(`--- ${container}\n${logs.stdout}${logs.stderr}`);
       }
     });
   }
@@ -292,11 +295,11 @@ describe.skipIf(skipPodman)('compose.yaml on the image', () => {
     'passes every service health check',
     async () => {
       logsOnFailure();
-      for (const service of services) {
+      for (const container of containers) {
         await poll(
-          async () => (await runCommand('podman', ['healthcheck', 'run', containerOf(service)])).code === 0,
+          async () => (await runCommand('podman', ['healthcheck', 'run', container])).code === 0,
           2 * minutes,
-          `${service}'s health check`,
+          `${container}'s health check`,
         );
       }
     },
@@ -307,7 +310,7 @@ describe.skipIf(skipPodman)('compose.yaml on the image', () => {
     'serves a key issued inside a container through the balancer, from both APIs',
     async () => {
       logsOnFailure();
-      const issued = await nerkhIn(containerOf('api-1'), [
+      const issued = await nerkhIn(containerOf('collector-1'), [
         'keys',
         'issue',
         '--org',
@@ -324,10 +327,10 @@ describe.skipIf(skipPodman)('compose.yaml on the image', () => {
         expect(body.rates.find((rate) => rate.symbol === 'BTC')?.url.startsWith(balancer)).toBe(true);
       }
       // Shared round-robin: each instance's access log (written a moment later) has some of them.
-      for (const api of ['api-1', 'api-2']) {
+      for (const api of apis) {
         await poll(
           async () =>
-            (await podman(['logs', containerOf(api)]))
+            (await podman(['logs', api]))
               .split('\n')
               .some((line) => line.includes('"url":"/v1/rates"') && line.includes(`"key_id":"${issued.id}"`)),
           10_000,
@@ -336,28 +339,87 @@ describe.skipIf(skipPodman)('compose.yaml on the image', () => {
       }
       // Each instance serves it on its own too, the one that did not issue it included.
       await poll(
-        async () => (await ratesStatusIn(containerOf('api-2'), key)) === 200,
+        async () => (await ratesStatusIn(apis[1] as string, key)) === 200,
         10_000,
-        'api-2 admitting the key',
+        'the second replica admitting the key',
       );
-      expect(await ratesStatusIn(containerOf('api-1'), key)).toBe(200);
+      expect(await ratesStatusIn(apis[0] as string, key)).toBe(200);
 
       // Revoked from a third container, the key is refused (403 key-revoked) by both instances.
       const revoked = Date.now();
       await nerkhIn(containerOf('collector-1'), ['keys', 'revoke', String(issued.id)]);
-      for (const api of ['api-1', 'api-2']) {
+      for (const api of apis) {
         await poll(
-          async () => (await ratesStatusIn(containerOf(api), key)) === 403,
+          async () => (await ratesStatusIn(api, key)) === 403,
           10_000,
           `${api} refusing the revoked key`,
         );
       }
       expect((await fetch(`${balancer}/v1/rates`, { headers: { 'X-API-Key': key } })).status).toBe(403);
       process.stdout.write(
-        `compose: the revocation refused by api-1 and api-2 within ${Date.now() - revoked} ms\n`,
+        `compose: the revocation refused by both API replicas within ${Date.now() - revoked} ms\n`,
       );
     },
     2 * minutes,
+  );
+
+  it(
+    'replaces the API replicas one at a time (rolling-restart.sh) while no request fails',
+    async () => {
+      logsOnFailure();
+      const issued = await nerkhIn(containerOf('collector-1'), [
+        'keys',
+        'issue',
+        '--org',
+        'Rolling',
+        '--purpose',
+        'test',
+      ]);
+      const key = String(issued.key);
+      // A known key: served by each replica before the restart.
+      for (const api of apis)
+        await poll(async () => (await ratesStatusIn(api, key)) === 200, 10_000, `${api} admitting the key`);
+      const idsBefore = await Promise.all(apis.map((api) => podman(['inspect', '--format', '{{.Id}}', api])));
+      const statuses: Record<string, number> = {};
+      let sending = true;
+      const client = (async () => {
+        while (sending) {
+          const status = await fetch(`${balancer}/v1/rates`, { headers: { 'X-API-Key': key } }).then(
+            async (response) => {
+              await response.arrayBuffer();
+              return String(response.status);
+            },
+            (error: Error) => `error:${error.message}`,
+          );
+          statuses[status] = (statuses[status] ?? 0) + 1;
+          await sleep(20);
+        }
+      })();
+      const started = Date.now();
+      const restart = await runCommand('ops/compose/rolling-restart.sh', [], {
+        env: {
+          ...env,
+          COMPOSE:
+            'podman-compose --podman-run-args=--ulimit=host --file compose.yaml --file test/ops/compose.simulator.yaml',
+          ENGINE: 'podman',
+          COMPOSE_PROJECT_NAME: project,
+        },
+        timeoutMs: 10 * minutes,
+      });
+      const took = Date.now() - started;
+      sending = false;
+      await client;
+      process.stdout.write(`${restart.stdout}${restart.stderr}`);
+      expect(restart.code, restart.stderr).toBe(0);
+      const idsAfter = await Promise.all(apis.map((api) => podman(['inspect', '--format', '{{.Id}}', api])));
+      expect(idsAfter.filter((id) => idsBefore.includes(id))).toEqual([]);
+      const sent = Object.values(statuses).reduce((sum, count) => sum + count, 0);
+      process.stdout.write(
+        `compose: rolling restart of ${apis.length} replicas in ${took} ms; through the balancer: sent ${sent}, statuses ${JSON.stringify(statuses)}\n`,
+      );
+      expect(statuses).toEqual({ 200: sent });
+    },
+    12 * minutes,
   );
 
   it(
@@ -366,16 +428,16 @@ describe.skipIf(skipPodman)('compose.yaml on the image', () => {
       logsOnFailure();
       const stop = await compose(['stop', '--timeout', '20']);
       expect(stop.code, stop.stderr).toBe(0);
-      for (const service of ['api-1', 'api-2', 'collector-1', 'collector-2']) {
+      for (const container of [...apis, containerOf('collector-1'), containerOf('collector-2')]) {
         // How it ended, to tell a stop cut short (137: killed after the timeout) from a crash, an
         // out-of-memory kill or a restart.
         const state = await podman([
           'inspect',
           '--format',
           '{{.State.ExitCode}} oom={{.State.OOMKilled}} restarts={{.RestartCount}} started={{.State.StartedAt}} finished={{.State.FinishedAt}}',
-          containerOf(service),
+          container,
         ]);
-        expect(state.split(' ')[0], `${service}: ${state}`).toBe('0');
+        expect(state.split(' ')[0], `${container}: ${state}`).toBe('0');
       }
     },
     5 * minutes,
