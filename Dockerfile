@@ -87,6 +87,10 @@ CMD ["serve"]
 # (docs/deployment.md#the-image).
 ARG VERSION=""
 ARG REVISION=""
+# Podman's builder (buildah 1.28, Debian bookworm's) finds a LABEL step in its cache by the step's
+# text alone, so a new REVISION kept the last build's label; a RUN step's cache key holds the build
+# arguments, and a step whose parent changed is never taken from the cache. An empty layer.
+RUN true
 LABEL org.opencontainers.image.title="nerkh" \
       org.opencontainers.image.source="https://github.com/nerkh/nerkh" \
       org.opencontainers.image.licenses="MIT" \
