@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { type Static, Type } from 'typebox';
 import { Value } from 'typebox/value';
 import { urlHost } from './net/url-host.ts';
@@ -180,11 +181,46 @@ function parseTrustProxy(setting: string): Config['trustProxy'] {
     .filter((part) => part !== '');
 }
 
-/** Settings whose value an error message never repeats. */
-const secretUrls = { NERKH_REQUESTS_WEBHOOK_URL: true } as const;
+/**
+ * The settings that hold a secret (a password in a URL, a signing key, a webhook's token). Each may
+ * be given as `NAME_FILE`, the path of a file holding it (the postgres image's convention: compose
+ * and Kubernetes mount secrets as files, which stay out of `docker inspect` and the process's
+ * environment), and no error message repeats its value.
+ */
+const secretKeys = new Set([
+  'NERKH_DATABASE_URL',
+  'NERKH_REDIS_URL',
+  'NERKH_FORM_SECRET',
+  'NERKH_REQUESTS_WEBHOOK_URL',
+]);
+
+/** `env` with each secret given as `NAME_FILE` read into `NAME`; refuses both set, or a file unread. */
+function withSecretFiles(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const resolved = { ...env };
+  for (const key of secretKeys) {
+    const path = env[`${key}_FILE`];
+    if (path === undefined || path === '') continue;
+    if (env[key] !== undefined && env[key] !== '') {
+      throw new ConfigError(`invalid configuration: ${key} and ${key}_FILE are both set; set one of them`);
+    }
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (error) {
+      // Node's message names the cause and the path: "ENOENT: no such file or directory, open '…'".
+      throw new ConfigError(`invalid configuration: ${key}_FILE cannot be read: ${(error as Error).message}`);
+    }
+    // Written with `echo` or an editor, the file ends in a newline that is no part of the secret.
+    const value = text.replace(/\r?\n+$/, '');
+    if (value === '') throw new ConfigError(`invalid configuration: ${key}_FILE=${path} is empty`);
+    resolved[key] = value;
+  }
+  return resolved;
+}
 
 /** Reads, converts and validates the configuration; throws ConfigError naming each bad variable. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfig(givenEnv: NodeJS.ProcessEnv = process.env): Config {
+  const env = withSecretFiles(givenEnv);
   const raw: Record<string, unknown> = {};
   for (const key of Object.keys(ConfigSchema.properties)) {
     const value = env[key];
@@ -196,8 +232,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (errors.length > 0) {
     const lines = errors.map((error) => {
       const key = error.instancePath.replace(/^\//, '') || '(root)';
-      // A webhook URL may hold its token: the message names the setting, never its value.
-      const shown = key in secretUrls ? '(value not shown)' : JSON.stringify(raw[key] ?? env[key]);
+      // A secret (a URL's password, a webhook's token): the message names the setting, never its value.
+      const shown = secretKeys.has(key) ? '(value not shown)' : JSON.stringify(raw[key] ?? env[key]);
       return `${key}=${shown}: ${error.message}`;
     });
     throw new ConfigError(`invalid configuration: ${lines.join('; ')}`);

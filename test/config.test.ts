@@ -1,5 +1,26 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.ts';
+
+/** A folder of its own for the test's secret files, removed when the test ends. */
+function secretsDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'nerkh-config-secrets-'));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** The message loadConfig fails with, or '' when it does not. */
+function failure(env: NodeJS.ProcessEnv): string {
+  try {
+    loadConfig(env);
+    return '';
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+}
 
 describe('loadConfig', () => {
   it('keeps at least the 7 days the price charts draw, at the default refresh', () => {
@@ -125,5 +146,68 @@ describe('loadConfig', () => {
     ).toThrow(
       "invalid configuration: NERKH_NOBITEX_URL, NERKH_NOBITEX_POLL_SECONDS have no effect with NERKH_SOURCES_FILE; set the sources' url and poll_seconds in the file instead",
     );
+  });
+
+  describe('secrets from files (NAME_FILE)', () => {
+    const secrets = {
+      NERKH_DATABASE_URL: 'postgres://nerkh:db-pass-1@db.internal:5432/nerkh',
+      NERKH_REDIS_URL: 'rediss://:redis-pass-2@redis.internal:6380',
+      NERKH_FORM_SECRET: 'form-secret-3-0123456789abcdef0123456789abcdef',
+      NERKH_REQUESTS_WEBHOOK_URL: 'https://hooks.example.test/services/T0/B0/hook-token-4',
+    };
+
+    it('reads each secret setting from the file NAME_FILE names, without its trailing newline', () => {
+      const dir = secretsDir();
+      const env: NodeJS.ProcessEnv = {};
+      for (const [key, value] of Object.entries(secrets)) {
+        const path = join(dir, key.toLowerCase());
+        // One written by `echo`, one by an editor on Windows, the others without a newline.
+        const ending = key === 'NERKH_DATABASE_URL' ? '\n' : key === 'NERKH_FORM_SECRET' ? '\r\n' : '';
+        writeFileSync(path, `${value}${ending}`);
+        env[`${key}_FILE`] = path;
+      }
+      expect(loadConfig(env)).toMatchObject(secrets);
+    });
+
+    it('refuses a setting given both ways, naming both', () => {
+      const dir = secretsDir();
+      writeFileSync(join(dir, 'redis_url'), `${secrets.NERKH_REDIS_URL}\n`);
+      expect(
+        failure({ NERKH_REDIS_URL: secrets.NERKH_REDIS_URL, NERKH_REDIS_URL_FILE: join(dir, 'redis_url') }),
+      ).toBe('invalid configuration: NERKH_REDIS_URL and NERKH_REDIS_URL_FILE are both set; set one of them');
+    });
+
+    it('refuses a file that is missing, unreadable or empty, naming the setting and the path', () => {
+      const dir = secretsDir();
+      const missing = join(dir, 'missing');
+      expect(failure({ NERKH_DATABASE_URL_FILE: missing })).toBe(
+        `invalid configuration: NERKH_DATABASE_URL_FILE cannot be read: ENOENT: no such file or directory, open '${missing}'`,
+      );
+      expect(failure({ NERKH_FORM_SECRET_FILE: dir })).toMatch(
+        /^invalid configuration: NERKH_FORM_SECRET_FILE cannot be read: EISDIR/,
+      );
+      const empty = join(dir, 'empty');
+      writeFileSync(empty, '\n');
+      expect(failure({ NERKH_FORM_SECRET_FILE: empty })).toBe(
+        `invalid configuration: NERKH_FORM_SECRET_FILE=${empty} is empty`,
+      );
+    });
+
+    it("validates a secret read from a file as the variable's value, without repeating it", () => {
+      const dir = secretsDir();
+      const path = join(dir, 'database_url');
+      writeFileSync(path, 'mysql://nerkh:db-pass-1@db.internal/nerkh\n');
+      const message = failure({ NERKH_DATABASE_URL_FILE: path });
+      expect(message).toMatch(/^invalid configuration: NERKH_DATABASE_URL=\(value not shown\): /);
+      expect(message).not.toContain('db-pass-1');
+      expect(failure({ NERKH_FORM_SECRET: 'too-short-secret' })).not.toContain('too-short-secret');
+    });
+
+    it('leaves settings that are not secrets as they are: NERKH_SOURCES_FILE is a setting of its own', () => {
+      expect(loadConfig({ NERKH_SOURCES_FILE: 'sources/iran.yaml' }).NERKH_SOURCES_FILE).toBe(
+        'sources/iran.yaml',
+      );
+      expect(() => loadConfig({ PORT_FILE: '/nonexistent' })).not.toThrow();
+    });
   });
 });

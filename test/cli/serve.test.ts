@@ -1,17 +1,21 @@
 import { execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { issueApiKey } from '../../src/keys/issue-key.ts';
 import { projectRoot } from '../../src/project-root.ts';
 import { openStore } from '../../src/store/open-store.ts';
+import { redisAvailable, startPrivateRedis } from '../support/redis.ts';
 import { binPath, freePort, runCli } from '../support/run-cli.ts';
 import { sampleSnapshot } from '../support/test-app.ts';
 
 const execFileAsync = promisify(execFile);
+/** Where Redis runs (and its redis-server is installed), one of its own is started for the TLS test. */
+const redisRuns = await redisAvailable('nerkh serve with a Redis of its own');
 
 let dataDir: string;
 beforeEach(() => {
@@ -103,6 +107,66 @@ describe('nerkh serve', () => {
       /^nerkh: PostgreSQL at 127\.0\.0\.1:1\/nerkh: connect ECONNREFUSED[^\n]*\n$/,
     );
     expect(result.stderr).not.toContain('s3cret');
+  });
+
+  it.skipIf(!redisRuns)(
+    'reads its secrets from NAME_FILE: shares limits through Redis over TLS with a password',
+    {
+      timeout: 30_000,
+    },
+    async () => {
+      const password = randomBytes(12).toString('hex');
+      const redis = await startPrivateRedis({ password, tls: true });
+      onTestFinished(() => redis.stop());
+      // As compose and Kubernetes mount them: one file per secret, ending in a newline.
+      const redisUrlFile = join(dataDir, 'redis_url');
+      writeFileSync(redisUrlFile, `rediss://:${password}@127.0.0.1:${redis.tlsPort}\n`);
+      const port = await freePort();
+      const child = spawn(process.execPath, [binPath, 'serve', '--role', 'api'], {
+        env: {
+          ...process.env,
+          PORT: String(port),
+          NERKH_DATA_DIR: dataDir,
+          NERKH_REDIS_URL_FILE: redisUrlFile,
+          // The server's certificate is self-signed: the operator's CA, trusted as Node trusts any.
+          NODE_EXTRA_CA_CERTS: redis.caFile ?? '',
+          LOG_LEVEL: 'info',
+        },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      onTestFinished(() => {
+        if (child.exitCode === null) child.kill('SIGKILL');
+      });
+      let logs = '';
+      await new Promise<void>((resolve, reject) => {
+        child.stdout?.on('data', (chunk: Buffer) => {
+          logs += chunk.toString();
+          if (logs.includes('nerkh is running')) resolve();
+        });
+        child.once('exit', (code) => reject(new Error(`nerkh exited with code ${code} before it ran`)));
+      });
+      const health = (await (await fetch(`http://127.0.0.1:${port}/v1/health`)).json()) as {
+        checks: Record<string, Array<{ observedValue: string; output: string }>>;
+      };
+      expect(health.checks['limiter:shared']?.[0]).toMatchObject({ observedValue: 'shared' });
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(logs).not.toContain(password);
+    },
+  );
+
+  it('stops in one line naming the setting when a secret file cannot be read', async () => {
+    const missing = join(dataDir, 'no-such-secret');
+    const result = await runCli(['serve'], {
+      NERKH_DATA_DIR: dataDir,
+      PORT: String(await freePort()),
+      NERKH_DATABASE_URL_FILE: missing,
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      `nerkh: invalid configuration: NERKH_DATABASE_URL_FILE cannot be read: ENOENT: no such file or directory, open '${missing}'\n`,
+    );
   });
 
   it('stops before opening anything when the sources file has mistakes, naming the place of each', async () => {

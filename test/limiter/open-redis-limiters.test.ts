@@ -8,14 +8,18 @@ import {
 } from '../../src/limiter/open-redis-limiters.ts';
 import { redisConnection } from '../../src/limiter/redis/connection.ts';
 import { createLogger } from '../../src/logger.ts';
-import { admissionsIn, redisAvailable, testRedisUrl } from '../support/redis.ts';
+import { admissionsIn, redisAvailable, startPrivateRedis, testRedisUrl } from '../support/redis.ts';
 import { freePort } from '../support/run-cli.ts';
 import { TcpProxy } from '../support/tcp-proxy.ts';
 
 function capturedLogger() {
   const lines: Array<{ level: number; reason?: string }> = [];
   const logger = createLogger('info', { write: (line: string) => lines.push(JSON.parse(line)) });
-  return { logger, warnings: () => lines.filter((line) => line.level === 40) };
+  return {
+    logger,
+    warnings: () => lines.filter((line) => line.level === 40),
+    text: () => JSON.stringify(lines),
+  };
 }
 
 const available = await redisAvailable('openRedisLimiters against Redis');
@@ -121,6 +125,63 @@ describe('openRedisLimiters', () => {
       });
     },
   );
+});
+
+describe.skipIf(!available)('openRedisLimiters with a Redis that requires a password', () => {
+  const password = `pw-${randomBytes(12).toString('hex')}`;
+
+  /** Limiters on `url`, closed when the test ends, with what they logged. */
+  async function limitersOn(url: string) {
+    const captured = capturedLogger();
+    const limiters = await openRedisLimiters(
+      loadConfig({ NERKH_REDIS_URL: url, LOG_LEVEL: 'silent' }),
+      captured.logger,
+    );
+    onTestFinished(() => limiters.close());
+    return { limiters, logged: captured.text };
+  }
+
+  it('shares the limits with the password in the URL (redis://:PASSWORD@host), and says why without it', async () => {
+    const redis = await startPrivateRedis({ password });
+    onTestFinished(() => redis.stop());
+    const admin = redisConnection(`redis://:${password}@127.0.0.1:${redis.port}`, { commandTimeoutMs: 5000 });
+    onTestFinished(async () => {
+      await admin.quit();
+    });
+    await admin.connect();
+
+    const { limiters } = await limitersOn(`redis://:${password}@127.0.0.1:${redis.port}`);
+    expect(limiters.sharedState()).toMatchObject({ shared: true, reason: null });
+    expect(await limiters.requests.take('k', 60, Date.now())).toMatchObject({ allowed: true, remaining: 59 });
+    expect(await admissionsIn(admin, `${requestKeyPrefix}{k}`)).toHaveLength(1);
+
+    // Without the password, or with a wrong one, the limits stay local and /v1/health's reason
+    // says why; neither the reason nor the log repeats a password.
+    const anonymous = await limitersOn(`redis://127.0.0.1:${redis.port}`);
+    expect(anonymous.limiters.sharedState()).toMatchObject({
+      shared: false,
+      reason: expect.stringContaining('NOAUTH'),
+    });
+    const wrong = await limitersOn(`redis://:not-${password}@127.0.0.1:${redis.port}`);
+    expect(wrong.limiters.sharedState()).toMatchObject({
+      shared: false,
+      reason: expect.stringContaining('WRONGPASS'),
+    });
+    expect(JSON.stringify(wrong.limiters.sharedState())).not.toContain(password);
+    expect(wrong.logged()).not.toContain(password);
+  });
+
+  it('speaks TLS to a rediss:// URL and checks the server certificate', async () => {
+    const redis = await startPrivateRedis({ password, tls: true });
+    onTestFinished(() => redis.stop());
+    // The certificate is self-signed and this process does not trust it: the handshake happened
+    // and the certificate was refused, so nothing (the password included) was sent in clear.
+    const { limiters } = await limitersOn(`rediss://:${password}@127.0.0.1:${redis.tlsPort}`);
+    expect(limiters.sharedState()).toMatchObject({
+      shared: false,
+      reason: expect.stringContaining('self-signed certificate'),
+    });
+  });
 });
 
 describe.skipIf(!available)('the invalid-key pause across instances sharing Redis', () => {

@@ -1,17 +1,26 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import { projectRoot } from '../../src/project-root.ts';
 import { buildSecretArgs, podman, runCommand, runLogged, skipPodman } from '../support/podman.ts';
 import { freePort } from '../support/run-cli.ts';
 import { sleep, waitFor } from '../support/wait.ts';
 
 /**
- * The production image (Dockerfile) built and run with Debian's podman, then compose.yaml brought
- * up and down with podman-compose, as an operator would (docs/deployment.md#the-image). No image
- * registry is reached: scripts/node-base-image.sh makes the base images (kept between runs, as is
- * the build's layer cache under the tag below); the exchanges are nerkh's own simulator, from the
- * same image. Prints the image's size and the instance's start-up and stop times.
+ * The production image (Dockerfile) built once and run with Debian's podman as a restricted pod
+ * runs it, then compose.yaml brought up and down with podman-compose, as an operator would
+ * (docs/deployment.md#the-image). No image registry is reached: scripts/node-base-image.sh makes
+ * the base images (kept between runs, as is the build's layer cache under the tag below); the
+ * exchanges are nerkh's own simulator, from the same image. Prints the image's size and the
+ * instance's start-up and stop times.
  */
 const image = 'localhost/nerkh:test';
+/** The OCI labels' version and revision, passed to the build as an operator passes them. */
+const version = (JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { version: string })
+  .version;
+let revision = '';
 const run = `nerkh-test-${randomBytes(3).toString('hex')}`;
 const minutes = 60_000;
 
@@ -57,14 +66,17 @@ beforeAll(async () => {
   if (skipPodman) return;
   const started = Date.now();
   await runLogged('scripts/node-base-image.sh', [], { progress: /^base images:/, timeoutMs: 15 * minutes });
+  revision = (await runCommand('git', ['rev-parse', 'HEAD'])).stdout.trim();
+  const labels = ['--build-arg', `VERSION=${version}`, '--build-arg', `REVISION=${revision}`];
   await runLogged(
     'podman',
-    ['build', '--pull=never', '--format', 'docker', ...buildSecretArgs(), '-t', image, '.'],
+    ['build', '--pull=never', '--format', 'docker', ...buildSecretArgs(), ...labels, '-t', image, '.'],
     { progress: /^\[\d\/\d\] STEP \d+\/\d+: (FROM|RUN)/, timeoutMs: 20 * minutes },
   );
-  const bytes = Number(await podman(['image', 'inspect', '--format', '{{.Size}}', image]));
+  const megabytes = async (name: string) =>
+    (Number(await podman(['image', 'inspect', '--format', '{{.Size}}', name])) / 1e6).toFixed(0);
   process.stdout.write(
-    `image: ${image}, ${(bytes / 1e6).toFixed(0)} MB, base and build ready in ${((Date.now() - started) / 1000).toFixed(0)} s\n`,
+    `image: ${image}, ${await megabytes(image)} MB (its base debian:bookworm-slim ${await megabytes('docker.io/library/debian:bookworm-slim')} MB), base and build ready in ${((Date.now() - started) / 1000).toFixed(0)} s\n`,
   );
 }, 35 * minutes);
 
@@ -90,9 +102,15 @@ describe.skipIf(skipPodman)('the production image', () => {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     const sources = `http://${simulator}:9000`;
+    // As Kubernetes runs it under the restricted Pod Security Standard (runAsNonRoot with the
+    // image's numeric user, readOnlyRootFilesystem, every capability dropped, no privilege
+    // escalation), writable only where nerkh writes: the data volume and a tmpfs on /tmp.
+    // --read-only-tmpfs=false: podman would otherwise add writable /tmp, /var/tmp and /run itself.
     await podman([
       ...words('create --ulimit host --name'),
       container,
+      ...words('--read-only --read-only-tmpfs=false --tmpfs /tmp --cap-drop=ALL'),
+      ...words('--security-opt=no-new-privileges --user 10001:10001'),
       '--network',
       network,
       '--publish',
@@ -112,7 +130,7 @@ describe.skipIf(skipPodman)('the production image', () => {
   }, 2 * minutes);
 
   it(
-    'starts as an unprivileged user under tini and serves /v1/health',
+    'starts as an unprivileged numeric user under tini, read-only and without capabilities, and serves /v1/health',
     async () => {
       const started = Date.now();
       await podman(['start', container]);
@@ -123,7 +141,8 @@ describe.skipIf(skipPodman)('the production image', () => {
       );
       const startup = Date.now() - started;
 
-      expect(await podman(['image', 'inspect', '--format', '{{.Config.User}}', image])).toBe('nerkh:nerkh');
+      // Numeric, so that runAsNonRoot can tell it is not root without reading /etc/passwd.
+      expect(await podman(['image', 'inspect', '--format', '{{.Config.User}}', image])).toBe('10001:10001');
       // Every process in the container, tini as PID 1 and node under it, runs as that user.
       const processes = (await podman(['top', container, 'user', 'pid', 'args']))
         .split('\n')
@@ -135,12 +154,49 @@ describe.skipIf(skipPodman)('the production image', () => {
       expect(await podman(['exec', container, 'id', '-u'])).toBe('10001');
       // The image's own health check passes.
       expect((await runCommand('podman', ['healthcheck', 'run', container])).code).toBe(0);
+      // Node runs with no capability at all and cannot gain any (no-new-privileges).
+      const status = await podman(['exec', container, 'cat', '/proc/1/status']);
+      expect(status).toMatch(/^CapEff:\s+0{16}$/m);
+      expect(status).toMatch(/^CapBnd:\s+0{16}$/m);
+      expect(status).toMatch(/^NoNewPrivs:\s+1$/m);
+      // Nothing but the volume and /tmp is writable.
+      const touch = await runCommand('podman', ['exec', container, 'touch', '/app/written']);
+      expect(touch.stderr).toContain('Read-only file system');
+      expect(await podman(['exec', container, 'sh', '-c', 'touch /tmp/t /var/lib/nerkh/t && echo ok'])).toBe(
+        'ok',
+      );
       process.stdout.write(
-        `image: runs as ${processes[0]?.[0]} (uid 10001); healthy ${startup} ms after start\n`,
+        `image: runs as ${processes[0]?.[0]} (uid 10001), read-only, no capabilities; healthy ${startup} ms after start\n`,
       );
     },
     2 * minutes,
   );
+
+  it('carries its OCI labels, and node with the bundle but no npm, tsx or esbuild', async () => {
+    const labels = JSON.parse(
+      await podman(['image', 'inspect', '--format', '{{json .Config.Labels}}', image]),
+    );
+    expect(labels).toMatchObject({
+      'org.opencontainers.image.source': 'https://github.com/nerkh/nerkh',
+      'org.opencontainers.image.licenses': 'MIT',
+      'org.opencontainers.image.version': version,
+      'org.opencontainers.image.revision': revision,
+    });
+    const found = await podman([
+      ...['exec', container, 'sh', '-c'],
+      'for c in node npm npx tsx esbuild; do command -v $c || true; done; ls /app/node_modules /app/dist',
+    ]);
+    expect(found.split('\n')).toEqual([
+      '/usr/local/bin/node',
+      '/app/dist:',
+      'nerkh.js',
+      'nerkh.js.LEGAL.txt',
+      '',
+      '/app/node_modules:',
+      ...['argparse', 'better-sqlite3', 'bindings', 'entities', 'file-uri-to-path', 'linkify-it'],
+      ...['markdown-it', 'mdurl', 'punycode.js', 'uc.micro', 'vazirmatn'],
+    ]);
+  });
 
   it(
     'serves /v1/rates to a key issued inside the container, and refuses it without one',
@@ -152,6 +208,10 @@ describe.skipIf(skipPodman)('the production image', () => {
       const body = (await response.json()) as { rates: { symbol: string; sell_irt: number }[] };
       expect(body.rates.find((rate) => rate.symbol === 'BTC')?.sell_irt).toBeGreaterThan(0);
       expect((await fetch(`${base}/v1/rates`)).status).toBe(401);
+      // The site's pages and the one font file the image keeps of its package.
+      const page = await (await fetch(`${base}/`)).text();
+      const font = /\/fonts\/vazirmatn-[^"')]+\.woff2/.exec(page)?.[0];
+      expect((await fetch(`${base}${font}`)).headers.get('content-type')).toBe('font/woff2');
     },
     minutes,
   );
@@ -202,6 +262,7 @@ describe.skipIf(skipPodman)('compose.yaml on the image', () => {
   const services = ['postgres', 'redis', 'api', 'collector-1', 'collector-2', 'balancer'];
   const containers = services.flatMap((service) => (service === 'api' ? apis : [containerOf(service)]));
   let balancer = '';
+  let secrets = '';
   let env: NodeJS.ProcessEnv = {};
 
   /** When the running test fails, prints the end of every service's log (what CI keeps of it). */
@@ -233,13 +294,19 @@ describe.skipIf(skipPodman)('compose.yaml on the image', () => {
   beforeAll(async () => {
     const port = await freePort();
     balancer = `http://127.0.0.1:${port}`;
+    // The secrets as an operator makes them (scripts/compose-secrets.sh), in a folder of this run's.
+    secrets = join(mkdtempSync(join(tmpdir(), 'nerkh-compose-secrets-')), 'secrets');
     env = {
       NERKH_IMAGE: image,
       NERKH_PORT: String(port),
       NERKH_PUBLIC_URL: balancer,
-      NERKH_FORM_SECRET: randomBytes(32).toString('hex'),
-      POSTGRES_PASSWORD: randomBytes(16).toString('hex'),
+      NERKH_SECRETS_DIR: secrets,
     };
+    await runLogged('scripts/compose-secrets.sh', [], {
+      progress: /^compose secrets:/,
+      env,
+      timeoutMs: minutes,
+    });
     // The services' own images, from debian:bookworm-slim and Debian's packages (ops/compose/);
     // built here so that podman-compose, which would build them without a build secret or the
     // Docker format (its health checks), only runs them.
@@ -289,6 +356,7 @@ describe.skipIf(skipPodman)('compose.yaml on the image', () => {
     await compose(['down', '--timeout', '20']);
     await runCommand('podman', ['volume', 'rm', '--force', ...volumes]);
     await runCommand('podman', ['network', 'rm', '--force', `${project}_default`]);
+    if (secrets !== '') rmSync(join(secrets, '..'), { recursive: true, force: true });
   }, 5 * minutes);
 
   it(
@@ -304,6 +372,65 @@ describe.skipIf(skipPodman)('compose.yaml on the image', () => {
       }
     },
     5 * minutes,
+  );
+
+  it(
+    'keeps the secrets in files: Redis asks for its password, and no container shows one in its settings',
+    async () => {
+      logsOnFailure();
+      const redisPing = (auth: string[]) =>
+        runCommand('podman', ['exec', ...auth, containerOf('redis'), 'redis-cli', 'ping']);
+      expect((await redisPing([])).stdout).toContain('NOAUTH');
+      const password = readFileSync(join(secrets, 'redis_password'), 'utf8').trim();
+      expect((await redisPing(['--env', `REDISCLI_AUTH=${password}`])).stdout.trim()).toBe('PONG');
+      // Each instance reached Redis with it: the limits are shared.
+      const health = (await (await fetch(`${balancer}/v1/health`)).json()) as {
+        checks: Record<string, { observedValue: string }[]>;
+      };
+      expect(health.checks['limiter:shared']?.[0]?.observedValue).toBe('shared');
+      const values = ['postgres_password', 'redis_password', 'form_secret'].map((name) =>
+        readFileSync(join(secrets, name), 'utf8').trim(),
+      );
+      for (const service of services) {
+        const settings = await podman(['inspect', '--format', '{{json .Config.Env}}', containerOf(service)]);
+        for (const value of values) expect(settings, service).not.toContain(value);
+      }
+    },
+    minutes,
+  );
+
+  it(
+    'refuses to start PostgreSQL, Redis or nerkh without its password',
+    async () => {
+      const refusal = async (name: string, args: string[]) => {
+        const result = await runCommand('podman', [
+          'run',
+          '--rm',
+          '--ulimit',
+          'host',
+          '--name',
+          `${run}-${name}`,
+          ...args,
+        ]);
+        return { code: result.code, said: `${result.stdout}${result.stderr}` };
+      };
+      expect(await refusal('postgres', ['nerkh-postgres:15'])).toMatchObject({
+        code: 1,
+        said: expect.stringContaining('set POSTGRES_PASSWORD or POSTGRES_PASSWORD_FILE'),
+      });
+      expect(
+        await refusal('redis', ['--env', 'REDIS_PASSWORD_FILE=/run/secrets/redis_password', 'nerkh-redis:7']),
+      ).toMatchObject({
+        code: 1,
+        said: expect.stringContaining('cannot read REDIS_PASSWORD_FILE=/run/secrets/redis_password'),
+      });
+      const nerkh = await refusal('nerkh', [
+        ...['--env', 'NERKH_DATABASE_URL_FILE=/run/secrets/database_url', image, 'serve'],
+      ]);
+      expect(nerkh.code).toBe(1);
+      expect(nerkh.said).toContain('NERKH_DATABASE_URL_FILE cannot be read: ENOENT');
+    },
+    2 * minutes,
   );
 
   it(

@@ -1,12 +1,24 @@
 #!/bin/sh
 # Starts PostgreSQL in the foreground. On the first start (an empty volume) it makes the cluster
 # first: superuser POSTGRES_USER with POSTGRES_PASSWORD, database POSTGRES_DB, password
-# (SCRAM) logins from the network, trusted connections over the container's own socket.
+# (SCRAM) logins from the network, trusted connections over the container's own socket. As in
+# Docker Hub's image, POSTGRES_PASSWORD_FILE names a file holding the password (a compose secret).
 set -eu
 : "${POSTGRES_USER:=postgres}"
 : "${POSTGRES_DB:=$POSTGRES_USER}"
+if [ -n "${POSTGRES_PASSWORD_FILE:-}" ]; then
+  if [ -n "${POSTGRES_PASSWORD:-}" ]; then
+    echo "postgres-entrypoint: POSTGRES_PASSWORD and POSTGRES_PASSWORD_FILE are both set; set one" >&2
+    exit 1
+  fi
+  # $(...) drops the file's trailing newlines.
+  POSTGRES_PASSWORD=$(cat "$POSTGRES_PASSWORD_FILE") || {
+    echo "postgres-entrypoint: cannot read POSTGRES_PASSWORD_FILE=$POSTGRES_PASSWORD_FILE" >&2
+    exit 1
+  }
+fi
 if [ -z "${POSTGRES_PASSWORD:-}" ]; then
-  echo "postgres-entrypoint: set POSTGRES_PASSWORD" >&2
+  echo "postgres-entrypoint: set POSTGRES_PASSWORD or POSTGRES_PASSWORD_FILE" >&2
   exit 1
 fi
 
