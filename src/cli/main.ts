@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import packageJson from '../../package.json' with { type: 'json' };
+import { registerBackup } from './backup.ts';
 import { registerCollect } from './collect.ts';
 import { registerDemo } from './demo.ts';
 import { registerKeys } from './keys.ts';
@@ -7,6 +8,7 @@ import { registerMigrate } from './migrate.ts';
 import { unsupportedNodeReason } from './node-runtime.ts';
 import { registerPrices } from './prices.ts';
 import { registerRequests } from './requests.ts';
+import { registerRestore } from './restore.ts';
 import { registerServe } from './serve.ts';
 import { registerSimulateExchange } from './simulate-exchange.ts';
 import { registerSources } from './sources.ts';
@@ -35,6 +37,8 @@ registerCollect(program);
 registerSources(program);
 registerPrices(program);
 registerMigrate(program);
+registerBackup(program);
+registerRestore(program);
 
 const unsupported = unsupportedNodeReason(process.versions.node);
 try {

@@ -121,6 +121,9 @@ const migrations: readonly string[] = [
    CREATE INDEX price_acceptances_time ON price_acceptances (accepted_at);`,
 ];
 
+/** The schema version this release brings a store to (`PRAGMA user_version` once migrated). */
+export const schemaVersion = migrations.length;
+
 /**
  * Opens (creating if needed) the SQLite file, sets the connection up (connectionPragmas) and brings
  * its schema up to date. The page cache is SQLite's stock 2,000 KiB
