@@ -64,6 +64,12 @@ interface KeyAuthenticatorOptions {
   pollMs?: number;
   /** How long a key as presented is remembered after its last use: between one and two of these. */
   presentedMs?: number;
+  /**
+   * How long the read of a key seen before may take before the key is honoured from memory
+   * (default 1 s): a store that hangs instead of failing (a network cut without a reset) would
+   * otherwise hold the request for the store's own timeout, 15 s.
+   */
+  seenBeforeWaitMs?: number;
   /** How often batched last-use times are written. */
   flushMs?: number;
   /** Keys per last-use transaction (default 500; docs/decisions/0037-background-work-in-small-steps.md). */
@@ -102,6 +108,7 @@ export class KeyAuthenticator {
   readonly #clock: () => number;
   readonly #pollMs: number;
   readonly #presentedMs: number;
+  readonly #seenBeforeWaitMs: number;
   readonly #lastUse: LastUseWriter;
   readonly #validCacheSize: number;
   readonly #invalidCacheSize: number;
@@ -144,6 +151,7 @@ export class KeyAuthenticator {
     this.#clock = options.clock ?? Date.now;
     this.#pollMs = options.pollMs ?? 1000;
     this.#presentedMs = options.presentedMs ?? defaultPresentedMs;
+    this.#seenBeforeWaitMs = options.seenBeforeWaitMs ?? 1000;
     this.#lastUse = new LastUseWriter({
       store: options.store,
       logger: options.logger,
@@ -248,7 +256,7 @@ export class KeyAuthenticator {
     const generation = this.#generation;
     let record: ApiKeyRecord | null;
     try {
-      record = await this.#store.findApiKeyByHash(hashOfDigest(digest));
+      record = await this.#readKey(digest);
     } catch (error) {
       this.#failing(error);
       const seen = this.#honourSeenBefore(digest);
@@ -276,6 +284,28 @@ export class KeyAuthenticator {
       this.#rememberSeen(digest, valid);
     }
     return admitted;
+  }
+
+  /**
+   * The store's record of the key; for a key seen before, a read that takes longer than
+   * `seenBeforeWaitMs` fails (and the key is honoured from memory), its late answer ignored.
+   */
+  async #readKey(digest: string): Promise<ApiKeyRecord | null> {
+    const read = this.#store.findApiKeyByHash(hashOfDigest(digest));
+    if (!this.#seenBefore.has(digest)) return read;
+    let timer: NodeJS.Timeout | undefined;
+    const slow = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`the key store did not answer within ${this.#seenBeforeWaitMs} ms`)),
+        this.#seenBeforeWaitMs,
+      );
+    });
+    read.catch(() => {});
+    try {
+      return await Promise.race([read, slow]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Keeps `presented` in this period's map, up to the size of the valid-key cache. */

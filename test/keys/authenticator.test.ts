@@ -130,6 +130,34 @@ describe('KeyAuthenticator', () => {
     expect(await auth.authenticate(key)).toMatchObject({ id: record.id });
   });
 
+  it('honours a key seen before when the store hangs, after a short wait rather than its timeout', async () => {
+    const store = new OutageStore();
+    const { key, record } = await issueApiKey(store, { org: 'A', purpose: 'p' });
+    const auth = closedAtEnd(
+      new KeyAuthenticator({
+        store,
+        logger: createLogger('silent'),
+        pollMs: 60_000,
+        flushMs: 60_000,
+        seenBeforeWaitMs: 50,
+      }),
+    );
+    await auth.start();
+    await auth.authenticate(key);
+    await issueApiKey(store, { org: 'B', purpose: 'p' });
+    await auth.pollVersion();
+    // A network cut without a reset: the read neither answers nor fails.
+    store.gate = new Promise(() => {});
+    expect(await auth.authenticate(key)).toMatchObject({ id: record.id });
+    const never = await issueApiKey(new MemoryApiKeyStore(), { org: 'C', purpose: 'p' });
+    const unseen = Promise.resolve(auth.authenticate(never.key));
+    const waited = await Promise.race([
+      unseen,
+      new Promise((resolve) => setTimeout(() => resolve('waiting'), 200)),
+    ]);
+    expect(waited).toBe('waiting');
+  });
+
   it('answers a key seen before from memory without asking a store it knows does not answer', async () => {
     const store = new OutageStore();
     const { key, record } = await issueApiKey(store, { org: 'A', purpose: 'p' });
