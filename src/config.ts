@@ -98,6 +98,14 @@ export const ConfigSchema = Type.Object({
    */
   NERKH_KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ minimum: 1000, maximum: 600_000, default: 72_000 }),
   /**
+   * How long a stopping API keeps serving after SIGTERM with `/readyz` answering 503, before it
+   * closes its port (docs/operations.md#shutdown): long enough for a balancer to stop sending it
+   * requests (HAProxy checking every 2 s, `fall 2`: within about 6 s; Kubernetes takes a deleted
+   * pod out of its Service in a few seconds), short enough that it and the 15 s bound on the rest
+   * of the shutdown fit in Kubernetes' default 30 s grace period. 0 = close at once.
+   */
+  NERKH_DRAIN_SECONDS: Type.Integer({ minimum: 0, maximum: 600, default: 10 }),
+  /**
    * Open connections the process accepts at most; beyond it new ones are closed at once. It keeps
    * a flood of connections from using up the process's file descriptors (keep it below `ulimit -n`).
    */

@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { setTimeout as delay } from 'node:timers/promises';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { loadCatalog } from './collector/catalog-file.ts';
 import { type Pipeline, type PipelineTuning, startPipeline } from './collector/pipeline.ts';
@@ -50,6 +51,12 @@ export interface RunningService {
   /** Where Prometheus scrapes this process (NERKH_METRICS_PORT); null when no metrics listener runs. */
   metricsUrl: string | null;
   store: OpenedStore;
+  /**
+   * The first step of a stop (docs/operations.md#shutdown): `/readyz` answers 503 from now on,
+   * and an API keeps serving for NERKH_DRAIN_SECONDS, each response closing its connection, so
+   * balancers take it out before its port closes. Resolves then, or at once when `cut` aborts.
+   */
+  drain(cut: AbortSignal): Promise<void>;
   /** Stops accepting, finishes in-flight requests, stops the collector, closes the backends. */
   stop(): Promise<void>;
 }
@@ -110,6 +117,7 @@ export async function startService({
   let ownCollectorStatus: (() => CollectorStatus) | null = null;
   let app: NerkhApp | null = null;
   let metricsServer: MetricsServer | null = null;
+  const draining = new AbortController();
   // The orchestrators' probes live on the operations listener, so only where it runs.
   const probes =
     config.NERKH_METRICS_PORT === undefined
@@ -185,6 +193,7 @@ export async function startService({
         limiters,
         // The API's figures exist only where an API runs: a collector's scrape has none at 0.
         metrics: new HttpMetrics(registry),
+        draining: draining.signal,
         ...(probes === null ? {} : { probes }),
         ...(changes === null ? {} : { changes }),
         ...(apiPollMs === undefined ? {} : { pollMs: apiPollMs }),
@@ -210,7 +219,14 @@ export async function startService({
       );
       logger.info({ url: metricsServer.url }, 'metrics listener started');
     }
-    return { url, metricsUrl: metricsServer?.url ?? null, store, stop };
+    const drain = async (cut: AbortSignal) => {
+      probes?.drain();
+      draining.abort();
+      // A collector has no port to drain.
+      if (app === null || config.NERKH_DRAIN_SECONDS === 0) return;
+      await delay(config.NERKH_DRAIN_SECONDS * 1000, undefined, { signal: cut }).catch(() => {});
+    };
+    return { url, metricsUrl: metricsServer?.url ?? null, store, drain, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -45,6 +45,7 @@ describe('loadConfig', () => {
       NERKH_REQUEST_TIMEOUT_MS: 30_000,
       NERKH_KEEP_ALIVE_TIMEOUT_MS: 72_000,
       NERKH_MAX_CONNECTIONS: 10_000,
+      NERKH_DRAIN_SECONDS: 10,
       NERKH_MAX_REQUESTS_PER_SOCKET: 0,
       publicUrl: 'http://127.0.0.1:8080',
       coinUrlTemplate: 'http://127.0.0.1:8080/coins/{symbol}',

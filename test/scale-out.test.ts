@@ -89,6 +89,8 @@ describe.skipIf(skipPostgres || !redisAnswers)(
         NERKH_BINANCE_WS_URL: sim.wsBaseUrl,
         NERKH_BINANCE_REST_URL: sim.restBaseUrl,
         NERKH_NOBITEX_URL: sim.nobitexBaseUrl,
+        // No balancer in front to wait for: stop at once.
+        NERKH_DRAIN_SECONDS: '0',
         LOG_LEVEL: 'info',
       };
       const instances: Instance[] = [];

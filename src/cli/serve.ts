@@ -24,13 +24,17 @@ Listens on HOST:PORT (default 127.0.0.1:8080) and keeps its data in NERKH_DATA_D
 ./data). Several --role api processes can serve one data directory while one --role collector
 process fills it. With NERKH_DATABASE_URL (and NERKH_REDIS_URL) any number of processes of any
 role share one PostgreSQL (and one rate limit); of those that run a collector, one leads and the
-others stand by to take over. Stops on SIGTERM or SIGINT after finishing in-flight requests.
+others stand by to take over. On SIGTERM or SIGINT /readyz answers 503 at once, the API keeps
+serving for NERKH_DRAIN_SECONDS (10 s; a second signal ends it), then in-flight requests finish.
 Every setting is an environment variable; see docs/operations.md "Configuration".`,
     )
     .action(async (options: { role: Role }) => {
       const config = loadConfig();
       const logger = createLogger(config.LOG_LEVEL, bufferedStdout());
       const service = await startService({ config, logger, role: options.role });
+      // Before the line that says it runs: a supervisor that signals as soon as it reads it must
+      // find the handlers in place, not Node's default of dying at once.
+      exitOnSignals(service.stop, { logger, drain: service.drain });
       logger.info(
         {
           role: options.role,
@@ -42,6 +46,5 @@ Every setting is an environment variable; see docs/operations.md "Configuration"
       );
       // Startup lines at once, not when the access log fills the first batch.
       logger.flush();
-      exitOnSignals(service.stop, { logger });
     });
 }

@@ -82,6 +82,11 @@ export interface AppDeps {
   metrics?: HttpMetrics;
   /** The orchestrators' probes on the operations listener: ready once the app has a snapshot. */
   probes?: Pick<Probes, 'watchSnapshot'>;
+  /**
+   * Aborted when the process starts to drain (service.ts): from then on every response closes its
+   * connection, so keep-alive clients reconnect, through the balancer, to an instance that stays.
+   */
+  draining?: AbortSignal;
   /** Epoch milliseconds; tests pass a fake clock. */
   clock?: () => number;
   /** Poll period of the snapshot id and the key version (default 1 s). */
@@ -223,6 +228,7 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
       clock,
     });
     const responseHeaders = new ResponseHeaders(serviceSecurityHeaders());
+    deps.draining?.addEventListener('abort', () => responseHeaders.closeConnections(), { once: true });
     const requireApiKey = apiKeyGuard({
       authenticator,
       limiter,

@@ -35,16 +35,23 @@ interface ShutdownOptions {
   logger: Logger;
   /** Default SIGTERM and SIGINT. */
   signals?: readonly NodeJS.Signals[];
-  /** After this long, shutdown gives up waiting and exits 1 (default 15 s). */
+  /** After this long, the stop that follows the drain gives up waiting and exits 1 (default 15 s). */
   timeoutMs?: number;
+  /**
+   * Runs before `stop`: the drain (service.ts), during which the process is not ready and still
+   * serves. It resolves early when `cut` aborts (a second signal).
+   */
+  drain?: (cut: AbortSignal) => Promise<void>;
   exit?: (code: number) => void;
 }
 
 /**
- * Stops cleanly on SIGTERM or SIGINT: `stop` closes the listener so no new connection is
- * accepted, lets in-flight requests finish (Fastify's close closes idle keep-alive connections
- * only), then stops the collector and closes the stores; the process exits 0. A second signal,
- * or a stop that hangs past `timeoutMs`, exits 1 at once.
+ * Stops cleanly on SIGTERM or SIGINT: `drain` first (when given), then `stop`, which closes the
+ * listener so no new connection is accepted, lets in-flight requests finish (Fastify's close closes
+ * idle keep-alive connections only), then stops the collector and closes the stores; the process
+ * exits 0. A second signal during the drain ends the drain at once and the stop goes on as usual;
+ * a signal after that, or a stop that hangs past `timeoutMs`, exits 1 at once. So the process
+ * exits within the drain and `timeoutMs`.
  * Returns a function that removes the handlers.
  */
 export function exitOnSignals(stop: () => Promise<void>, options: ShutdownOptions): () => void {
@@ -52,16 +59,13 @@ export function exitOnSignals(stop: () => Promise<void>, options: ShutdownOption
     logger,
     signals = ['SIGTERM', 'SIGINT'],
     timeoutMs = 15_000,
+    drain,
     exit = (code) => process.exit(code),
   } = options;
   let stopping = false;
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (stopping) {
-      logger.warn({ signal }, 'second signal: exiting without waiting');
-      exit(1);
-      return;
-    }
-    stopping = true;
+  /** Set while the drain runs; aborted by a second signal. */
+  let drainCut: AbortController | null = null;
+  const stopNow = (signal: NodeJS.Signals) => {
     logger.info({ signal }, 'shutting down: finishing in-flight requests');
     const timer = setTimeout(() => {
       logger.error({ timeout_ms: timeoutMs }, 'shutdown did not finish in time; exiting');
@@ -78,6 +82,38 @@ export function exitOnSignals(stop: () => Promise<void>, options: ShutdownOption
         clearTimeout(timer);
         logger.error({ err: error }, 'shutdown failed');
         exit(1);
+      },
+    );
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (drainCut !== null) {
+      logger.warn({ signal }, 'second signal: ending the drain now');
+      drainCut.abort();
+      drainCut = null;
+      return;
+    }
+    if (stopping) {
+      logger.warn({ signal }, 'another signal: exiting without waiting');
+      exit(1);
+      return;
+    }
+    stopping = true;
+    if (drain === undefined) {
+      stopNow(signal);
+      return;
+    }
+    const cut = new AbortController();
+    drainCut = cut;
+    logger.info({ signal }, 'draining: not ready, still serving');
+    drain(cut.signal).then(
+      () => {
+        drainCut = null;
+        stopNow(signal);
+      },
+      (error: unknown) => {
+        drainCut = null;
+        logger.error({ err: error }, 'draining failed; stopping now');
+        stopNow(signal);
       },
     );
   };

@@ -64,6 +64,12 @@ interface KeyAuthenticatorOptions {
   pollMs?: number;
   /** How long a key as presented is remembered after its last use: between one and two of these. */
   presentedMs?: number;
+  /**
+   * How long the read of a key seen before may take before the key is honoured from memory
+   * (default 1 s): a store that hangs instead of failing (a network cut without a reset) would
+   * otherwise hold the request for the store's own timeout, 15 s.
+   */
+  seenBeforeWaitMs?: number;
   /** How often batched last-use times are written. */
   flushMs?: number;
   /** Keys per last-use transaction (default 500; docs/decisions/0037-background-work-in-small-steps.md). */
@@ -86,6 +92,13 @@ const defaultPresentedMs = 10_000;
  * Every process polls `apiKeysVersion()` (~1/s by default) and drops its caches when any process
  * issued or revoked a key, which is how a revocation made by the CLI reaches
  * every running instance within seconds (docs/architecture.md#promises-to-operators: within 5 s).
+ *
+ * A dropped valid key is not forgotten: it is remembered as seen before (`#seenBefore`), asked of
+ * the store again at its next use, and honoured from memory when the store does not answer. So a
+ * PostgreSQL outage costs no request for a key this process has authenticated, even one not used
+ * since the last key change; only keys it never saw get 503 until the store answers
+ * (docs/operations.md#store-outages). Keys honoured so are read again once the store answers, so
+ * a revocation made during the outage takes effect then.
  * Last use is recorded in memory and written in batches by ./last-use-writer.ts, so serving a
  * request never waits on a store write.
  */
@@ -95,6 +108,7 @@ export class KeyAuthenticator {
   readonly #clock: () => number;
   readonly #pollMs: number;
   readonly #presentedMs: number;
+  readonly #seenBeforeWaitMs: number;
   readonly #lastUse: LastUseWriter;
   readonly #validCacheSize: number;
   readonly #invalidCacheSize: number;
@@ -102,6 +116,19 @@ export class KeyAuthenticator {
   readonly #valid = new Map<string, ValidKey>();
   /** Digests of well-formed keys the store does not hold (or holds revoked). */
   readonly #invalid = new Set<string>();
+  /**
+   * Key digest → a key the store last said was valid, which left `#valid` (a cache drop or the
+   * bound) and has not been read again since: honoured from memory only while the store does not
+   * answer. Bounded like `#valid`, the oldest forgotten first.
+   */
+  readonly #seenBefore = new Map<string, ValidKey>();
+  /** The last key-store call (version poll or key read) failed, and none has succeeded since. */
+  #storeFailing = false;
+  /**
+   * Keys were honoured from memory while the store did not answer: the next version the store
+   * answers drops the caches, changed or not, so each is read again (a revocation made meanwhile).
+   */
+  #recheck = false;
   /**
    * Valid keys as presented → their identity, for keys presented in this period of `presentedMs`
    * and the one before: a client calling again within 10 s costs one map lookup instead of a
@@ -124,6 +151,7 @@ export class KeyAuthenticator {
     this.#clock = options.clock ?? Date.now;
     this.#pollMs = options.pollMs ?? 1000;
     this.#presentedMs = options.presentedMs ?? defaultPresentedMs;
+    this.#seenBeforeWaitMs = options.seenBeforeWaitMs ?? 1000;
     this.#lastUse = new LastUseWriter({
       store: options.store,
       logger: options.logger,
@@ -209,6 +237,12 @@ export class KeyAuthenticator {
     const valid = this.#valid.get(digest);
     if (valid !== undefined) return this.#remember(presented, valid);
     if (this.#invalid.has(digest)) return null;
+    if (this.#storeFailing) {
+      // No store read while the store is known not to answer: under a stalled connection each
+      // would wait out its timeout before failing.
+      const seen = this.#honourSeenBefore(digest);
+      if (seen !== undefined) return this.#remember(presented, seen);
+    }
     // The checksum refuses mistyped or invented keys without a store read (and without caching them).
     return isWellFormedApiKey(presented) ? { digest } : notAKey;
   }
@@ -220,7 +254,18 @@ export class KeyAuthenticator {
 
   async #lookUp(presented: string, digest: string): Promise<AuthenticatedKey | null> {
     const generation = this.#generation;
-    const record = await this.#store.findApiKeyByHash(hashOfDigest(digest));
+    let record: ApiKeyRecord | null;
+    try {
+      record = await this.#readKey(digest);
+    } catch (error) {
+      this.#failing(error);
+      const seen = this.#honourSeenBefore(digest);
+      if (seen === undefined) throw error;
+      this.#remember(presented, seen);
+      return this.#admit(seen, this.#clock());
+    }
+    this.#answering();
+    this.#seenBefore.delete(digest);
     const valid = validKeyOf(record);
     // A drop that raced this read may have been the revocation of this very key: answer, don't cache.
     const cached = generation === this.#generation;
@@ -230,9 +275,37 @@ export class KeyAuthenticator {
     }
     if (valid === null) return null;
     const admitted = this.#admit(valid, this.#clock());
-    // A key left out of the caches keeps its use here, or the flush would never see it.
-    if (!cached) this.#lastUse.keep([valid]);
+    if (!cached) {
+      // A key left out of the caches keeps its use here, or the flush would never see it.
+      this.#lastUse.keep([valid]);
+      // Seen all the same: the first use of a key just issued races the drop its own issue
+      // causes, and an outage right after must not make it a key never seen. Honoured from there
+      // only while the store does not answer, and read again once it does.
+      this.#rememberSeen(digest, valid);
+    }
     return admitted;
+  }
+
+  /**
+   * The store's record of the key; for a key seen before, a read that takes longer than
+   * `seenBeforeWaitMs` fails (and the key is honoured from memory), its late answer ignored.
+   */
+  async #readKey(digest: string): Promise<ApiKeyRecord | null> {
+    const read = this.#store.findApiKeyByHash(hashOfDigest(digest));
+    if (!this.#seenBefore.has(digest)) return read;
+    let timer: NodeJS.Timeout | undefined;
+    const slow = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`the key store did not answer within ${this.#seenBeforeWaitMs} ms`)),
+        this.#seenBeforeWaitMs,
+      );
+    });
+    read.catch(() => {});
+    try {
+      return await Promise.race([read, slow]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Keeps `presented` in this period's map, up to the size of the valid-key cache. */
@@ -245,22 +318,66 @@ export class KeyAuthenticator {
     return valid.use(nowMs) ? valid : null;
   }
 
-  /** Drops the cache if another process (or this one) changed the keys since the last poll. */
+  /**
+   * Drops the caches if another process (or this one) changed the keys since the last poll, or if
+   * keys were honoured from memory while the store did not answer.
+   */
   async pollVersion(): Promise<void> {
+    let version: number;
     try {
-      const version = await this.#store.apiKeysVersion();
-      if (version !== this.#version) {
-        this.#version = version;
-        this.#lastUse.keep(this.#valid.values());
-        this.#valid.clear();
-        this.#invalid.clear();
-        this.#recent.clear();
-        this.#previous.clear();
-        this.#generation++;
-      }
+      version = await this.#store.apiKeysVersion();
     } catch (error) {
-      this.#logger.error({ err: error }, 'polling the API key version failed; cached key answers kept');
+      this.#failing(error);
+      return;
     }
+    this.#answering();
+    if (version === this.#version && !this.#recheck) return;
+    this.#version = version;
+    this.#recheck = false;
+    this.#lastUse.keep(this.#valid.values());
+    for (const [digest, valid] of this.#valid) this.#rememberSeen(digest, valid);
+    this.#valid.clear();
+    this.#invalid.clear();
+    this.#recent.clear();
+    this.#previous.clear();
+    this.#generation++;
+  }
+
+  /**
+   * A key seen before, now honoured from memory because the store does not answer, and cached
+   * again until the store answers (`#recheck`); undefined for a key never seen.
+   */
+  #honourSeenBefore(digest: string): ValidKey | undefined {
+    const seen = this.#seenBefore.get(digest);
+    if (seen === undefined) return undefined;
+    this.#seenBefore.delete(digest);
+    this.#recheck = true;
+    this.#cache(digest, seen);
+    return seen;
+  }
+
+  /** Keeps a key that leaves `#valid` as seen before, up to the bound of `#valid`. */
+  #rememberSeen(digest: string, valid: ValidKey): void {
+    this.#seenBefore.delete(digest);
+    if (this.#seenBefore.size >= this.#validCacheSize)
+      this.#seenBefore.delete(this.#seenBefore.keys().next().value as string);
+    this.#seenBefore.set(digest, valid);
+  }
+
+  /** A key-store call failed: logged once until the store answers again, not once a second. */
+  #failing(error: unknown): void {
+    if (this.#storeFailing) return;
+    this.#storeFailing = true;
+    this.#logger.warn(
+      { err: error },
+      'the key store does not answer; keys seen before are honoured from memory, keys never seen get 503 until it answers',
+    );
+  }
+
+  #answering(): void {
+    if (!this.#storeFailing) return;
+    this.#storeFailing = false;
+    this.#logger.info('the key store answers again; keys honoured from memory meanwhile are checked again');
   }
 
   /** Starts a new period of keys as presented: those not presented during the last one are forgotten. */
@@ -284,6 +401,7 @@ export class KeyAuthenticator {
         const [oldest, evicted] = this.#valid.entries().next().value as [string, ValidKey];
         this.#lastUse.keep([evicted]);
         this.#valid.delete(oldest);
+        this.#rememberSeen(oldest, evicted);
         // The evicted key may be among the recent ones, which cannot tell which it is: the bound
         // holds for them too.
         this.#recent.clear();

@@ -8,7 +8,10 @@ export interface ProbeResult {
 }
 
 interface ProbeOptions {
-  /** Resolves when the store answers a query (the id of its latest snapshot); rejects when it fails. */
+  /**
+   * Resolves when the store answers a query (the id of its latest snapshot); rejects when it fails.
+   * Asked only where no API runs (see `Probes`).
+   */
   storeAnswers(): Promise<unknown>;
   /** The longest the store may take to answer before the process is not ready (default 2 s). */
   storeTimeoutMs?: number;
@@ -27,10 +30,13 @@ interface ProbeOptions {
  * failure too; one that was stuck a while ago answers 503 until the window has passed, so a lone
  * pause fails at most two probes ten seconds apart and a restart needs it to last.
  *
- * Ready: an API process has a snapshot to serve, and the store answers. Stale data is still
- * ready: clients judge each row by its `as_of`, and taking every instance out of the balancer
- * during a source outage would only take away the last prices too (`/v1/health` says stale). A
- * process without an API (the collector role) is ready when its store answers.
+ * Ready: an API process has a snapshot to serve and is not draining (stopping). Nothing else:
+ * an API whose store does not answer still serves the snapshot it holds and the keys it has seen
+ * (`/v1/health` warns), and every instance shares the store, so taking them out of the balancer
+ * for it would turn a store outage into a 503 for every client. Stale data is ready too: clients
+ * judge each row by its `as_of`, and taking every instance out during a source outage would only
+ * take away the last prices (`/v1/health` says stale). A process without an API (the collector
+ * role), which serves no one, is ready when its store answers.
  */
 export class Probes {
   readonly #storeAnswers: () => Promise<unknown>;
@@ -43,6 +49,7 @@ export class Probes {
   #snapshotLoaded: (() => boolean) | null = null;
   /** The store check under way: concurrent probes share it instead of each querying the store. */
   #storeCheck: Promise<ProbeResult> | null = null;
+  #draining = false;
 
   constructor(options: ProbeOptions) {
     this.#storeAnswers = options.storeAnswers;
@@ -74,9 +81,17 @@ export class Probes {
     return { ok: true, reason: 'live' };
   }
 
+  /** From now on not ready: the process is stopping, and the balancer is to send its traffic elsewhere. */
+  drain(): void {
+    this.#draining = true;
+  }
+
   async ready(): Promise<ProbeResult> {
-    if (this.#snapshotLoaded !== null && !this.#snapshotLoaded()) {
-      return { ok: false, reason: 'no snapshot loaded yet' };
+    if (this.#draining) return { ok: false, reason: 'draining: the process is stopping' };
+    if (this.#snapshotLoaded !== null) {
+      return this.#snapshotLoaded()
+        ? { ok: true, reason: 'ready' }
+        : { ok: false, reason: 'no snapshot loaded yet' };
     }
     this.#storeCheck ??= this.#checkStore().finally(() => {
       this.#storeCheck = null;

@@ -72,7 +72,14 @@ describe.skipIf(!onNode24)('the production bundle on Node 24', () => {
     // The small young generation collects the start-up statements at once, where 24.19–24.21 abort.
     expect(start.flags).toContain('--max-semi-space-size=2');
     const child = spawn(process.execPath, [...start.flags, bundle, 'serve', '--role', 'api'], {
-      env: { ...process.env, ...start.env, PORT: String(port), NERKH_DATA_DIR: dataDir, LOG_LEVEL: 'info' },
+      env: {
+        ...process.env,
+        ...start.env,
+        PORT: String(port),
+        NERKH_DATA_DIR: dataDir,
+        NERKH_DRAIN_SECONDS: '0',
+        LOG_LEVEL: 'info',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';

@@ -12,6 +12,7 @@ import { openStore } from '../../src/store/open-store.ts';
 import { redisAvailable, startPrivateRedis } from '../support/redis.ts';
 import { binPath, freePort, runCli } from '../support/run-cli.ts';
 import { sampleSnapshot } from '../support/test-app.ts';
+import { waitFor } from '../support/wait.ts';
 
 const execFileAsync = promisify(execFile);
 /** Where Redis runs (and its redis-server is installed), one of its own is started for the TLS test. */
@@ -49,7 +50,14 @@ describe.each([
 
     const port = await freePort();
     const child = spawn(process.execPath, [entry(), 'serve', '--role', 'api'], {
-      env: { ...process.env, PORT: String(port), NERKH_DATA_DIR: dataDir, LOG_LEVEL: 'info' },
+      // No balancer in front to wait for: the drain has tests of its own below.
+      env: {
+        ...process.env,
+        PORT: String(port),
+        NERKH_DATA_DIR: dataDir,
+        NERKH_DRAIN_SECONDS: '0',
+        LOG_LEVEL: 'info',
+      },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
@@ -204,5 +212,103 @@ describe('nerkh serve', () => {
     const result = await runCli(['serve', '--role', 'everything'], { NERKH_DATA_DIR: dataDir });
     expect(result.code).not.toBe(0);
     expect(result.stderr.split('\n')[0]).toMatch(/--role.*everything.*invalid/);
+  });
+});
+
+describe('nerkh serve, stopping (docs/operations.md#shutdown)', () => {
+  /** An API over a store holding a snapshot and a key, with its operations listener on a port of its own. */
+  async function startApi(drainSeconds: number) {
+    const config = loadConfig({ NERKH_DATA_DIR: dataDir });
+    const store = await openStore(config);
+    await store.snapshots.commitSnapshot(sampleSnapshot(new Date().toISOString()));
+    const { key } = await issueApiKey(store.keys, { org: 'A', purpose: 'p', rateLimit: 100_000 });
+    await store.close();
+    const [port, metricsPort] = [await freePort(), await freePort()];
+    const child = spawn(process.execPath, [binPath, 'serve', '--role', 'api'], {
+      env: {
+        ...process.env,
+        PORT: String(port),
+        NERKH_METRICS_PORT: String(metricsPort),
+        NERKH_DATA_DIR: dataDir,
+        NERKH_DRAIN_SECONDS: String(drainSeconds),
+        LOG_LEVEL: 'info',
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    onTestFinished(() => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    let logs = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stdout?.on('data', (chunk: Buffer) => {
+        logs += chunk.toString();
+        if (logs.includes('nerkh is running')) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`nerkh exited with code ${code} before it ran`)));
+    });
+    const rates = () =>
+      fetch(`http://127.0.0.1:${port}/v1/rates`, { headers: { 'x-api-key': key } }).then(
+        async (response) => {
+          await response.arrayBuffer();
+          return { status: response.status, connection: response.headers.get('connection') };
+        },
+        () => null,
+      );
+    const readyz = () =>
+      fetch(`http://127.0.0.1:${metricsPort}/readyz`).then(
+        (response) => response.status,
+        () => null,
+      );
+    return { child, exited, rates, readyz, logs: () => logs };
+  }
+
+  it('answers /readyz 503 at once on SIGTERM, keeps serving for the drain, then exits 0 within its bound', {
+    timeout: 30_000,
+  }, async () => {
+    const drainSeconds = 2;
+    const api = await startApi(drainSeconds);
+    expect(await api.readyz()).toBe(200);
+    expect((await api.rates())?.status).toBe(200);
+    let exitedAt: number | null = null;
+    void api.exited.then(() => {
+      exitedAt = Date.now();
+    });
+
+    const signalled = Date.now();
+    api.child.kill('SIGTERM');
+    await waitFor(async () => (await api.readyz()) === 503, 2000, '/readyz 503');
+    const notReadyMs = Date.now() - signalled;
+    // Until the port closes, every request is answered, and told to close its connection.
+    const answers: Array<{ status: number; connection: string | null }> = [];
+    let lastServedMs = 0;
+    while (exitedAt === null) {
+      const answer = await api.rates();
+      if (answer === null) break;
+      answers.push(answer);
+      lastServedMs = Date.now() - signalled;
+    }
+    expect(await api.exited).toBe(0);
+    const exitMs = (exitedAt ?? Date.now()) - signalled;
+    expect(answers.length).toBeGreaterThan(0);
+    expect(new Set(answers.map((answer) => answer.status))).toEqual(new Set([200]));
+    expect(new Set(answers.map((answer) => answer.connection))).toEqual(new Set(['close']));
+    // Served past the readiness change, for the drain; stopped within the drain and the 15 s bound.
+    expect(lastServedMs).toBeGreaterThan(notReadyMs);
+    expect(exitMs).toBeLessThan((drainSeconds + 15) * 1000);
+    expect(api.logs()).toContain('"msg":"draining: not ready, still serving"');
+    process.stdout.write(
+      `serve: SIGTERM → /readyz 503 after ${notReadyMs} ms; ${answers.length} requests on /v1/rates all 200 during the drain of ${drainSeconds} s, the last at ${lastServedMs} ms; exit 0 at ${exitMs} ms\n`,
+    );
+  });
+
+  it('ends the drain at a second signal and still stops cleanly', { timeout: 30_000 }, async () => {
+    const api = await startApi(600);
+    api.child.kill('SIGTERM');
+    await waitFor(async () => (await api.readyz()) === 503, 2000, '/readyz 503');
+    expect((await api.rates())?.status).toBe(200);
+    api.child.kill('SIGINT');
+    expect(await api.exited).toBe(0);
+    expect(api.logs()).toContain('"msg":"second signal: ending the drain now"');
   });
 });

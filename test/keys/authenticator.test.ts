@@ -13,6 +13,23 @@ class CountingStore extends MemoryApiKeyStore {
   }
 }
 
+/** A store that can be made not to answer, as PostgreSQL does while it is down or cut off. */
+class OutageStore extends CountingStore {
+  down = false;
+  /** When set, key reads wait for it: a slow read another call can overtake. */
+  gate: Promise<void> | null = null;
+  override async findApiKeyByHash(hash: string) {
+    if (this.down) throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
+    const record = await super.findApiKeyByHash(hash);
+    await this.gate;
+    return record;
+  }
+  override async apiKeysVersion() {
+    if (this.down) throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
+    return super.apiKeysVersion();
+  }
+}
+
 /** An authenticator closed when the test ends, whether its assertions pass or not. */
 function closedAtEnd(auth: KeyAuthenticator): KeyAuthenticator {
   onTestFinished(() => auth.close());
@@ -66,6 +83,96 @@ describe('KeyAuthenticator', () => {
     await store.revokeApiKey(record.id);
     await auth.pollVersion();
     expect(await auth.authenticate(key)).toBeNull();
+  });
+
+  it('honours a key it has seen while the store does not answer, though a key change dropped it, and checks it again once the store answers', async () => {
+    const store = new OutageStore();
+    const seen = await issueApiKey(store, { org: 'A', purpose: 'p' });
+    const never = await issueApiKey(store, { org: 'B', purpose: 'p' });
+    const auth = authenticatorFor(store);
+    await auth.start();
+    expect(await auth.authenticate(seen.key)).toMatchObject({ id: seen.record.id });
+    // A key issued elsewhere drops the caches at the next poll, just before the store goes away.
+    await issueApiKey(store, { org: 'C', purpose: 'p' });
+    await auth.pollVersion();
+    store.down = true;
+    expect(await auth.authenticate(seen.key)).toMatchObject({ id: seen.record.id });
+    // Held in the cache again: answered at once, no store read waited on.
+    expect(auth.authenticate(seen.key)).toMatchObject({ id: seen.record.id });
+    await expect(auth.authenticate(never.key)).rejects.toThrow('ECONNREFUSED');
+
+    // Revoked while this process cannot read the store: honoured until the store answers.
+    await store.revokeApiKey(seen.record.id);
+    await auth.pollVersion();
+    expect(auth.authenticate(seen.key)).toMatchObject({ id: seen.record.id });
+    store.down = false;
+    await auth.pollVersion();
+    expect(await auth.authenticate(seen.key)).toBeNull();
+    expect(await auth.authenticate(never.key)).toMatchObject({ id: never.record.id });
+  });
+
+  it('honours while the store does not answer a key whose first use raced the drop its own issue caused', async () => {
+    const store = new OutageStore();
+    const auth = authenticatorFor(store);
+    await auth.start();
+    const { key, record } = await issueApiKey(store, { org: 'A', purpose: 'p' });
+    // The key's first read and the poll that hears of its issue cross: answered, not cached.
+    let open = () => {};
+    store.gate = new Promise((resolve) => {
+      open = resolve;
+    });
+    const first = auth.authenticate(key);
+    await auth.pollVersion();
+    open();
+    expect(await first).toMatchObject({ id: record.id });
+    store.gate = null;
+    store.down = true;
+    expect(await auth.authenticate(key)).toMatchObject({ id: record.id });
+  });
+
+  it('honours a key seen before when the store hangs, after a short wait rather than its timeout', async () => {
+    const store = new OutageStore();
+    const { key, record } = await issueApiKey(store, { org: 'A', purpose: 'p' });
+    const auth = closedAtEnd(
+      new KeyAuthenticator({
+        store,
+        logger: createLogger('silent'),
+        pollMs: 60_000,
+        flushMs: 60_000,
+        seenBeforeWaitMs: 50,
+      }),
+    );
+    await auth.start();
+    await auth.authenticate(key);
+    await issueApiKey(store, { org: 'B', purpose: 'p' });
+    await auth.pollVersion();
+    // A network cut without a reset: the read neither answers nor fails.
+    store.gate = new Promise(() => {});
+    expect(await auth.authenticate(key)).toMatchObject({ id: record.id });
+    const never = await issueApiKey(new MemoryApiKeyStore(), { org: 'C', purpose: 'p' });
+    const unseen = Promise.resolve(auth.authenticate(never.key));
+    const waited = await Promise.race([
+      unseen,
+      new Promise((resolve) => setTimeout(() => resolve('waiting'), 200)),
+    ]);
+    expect(waited).toBe('waiting');
+  });
+
+  it('answers a key seen before from memory without asking a store it knows does not answer', async () => {
+    const store = new OutageStore();
+    const { key, record } = await issueApiKey(store, { org: 'A', purpose: 'p' });
+    const auth = authenticatorFor(store);
+    await auth.start();
+    await auth.authenticate(key);
+    await issueApiKey(store, { org: 'B', purpose: 'p' });
+    await auth.pollVersion();
+    store.down = true;
+    // The failed poll tells it the store is down: a stalled store would hold each read for seconds.
+    await auth.pollVersion();
+    const lookups = store.lookups;
+    expect(auth.authenticate(key)).toMatchObject({ id: record.id });
+    expect(auth.cachedValid(key, Date.parse('2025-01-01T00:00:00Z'))).toMatchObject({ id: record.id });
+    expect(store.lookups).toBe(lookups);
   });
 
   it('refuses a key that expires while it is being used, however recently it was seen', async () => {

@@ -140,7 +140,7 @@ describe('the probes on the metrics listener', () => {
     expect([head.status, await head.text()]).toEqual([200, '']);
   });
 
-  it('answers /readyz 503 naming the store when the store fails', async () => {
+  it('stays ready while the store fails, serving what it holds, and says so in /v1/health', async () => {
     const service = await startApi();
     await service.store.snapshots.commitSnapshot(sampleSnapshot(new Date().toISOString()));
     await waitFor(async () => (await probe(service, '/readyz'))[0] === 200, 5000, '/readyz 200');
@@ -151,7 +151,20 @@ describe('the probes on the metrics listener', () => {
     onTestFinished(() => {
       service.store.snapshots.latestSnapshotId = latestSnapshotId;
     });
-    expect(await probe(service, '/readyz')).toEqual([503, 'the store failed: Error SQLITE_IOERR\n']);
+    const { getCollectorStatus } = service.store.snapshots;
+    service.store.snapshots.getCollectorStatus = async () => {
+      throw Object.assign(new Error('disk I/O error at /var/lib/nerkh/nerkh.db'), { code: 'SQLITE_IOERR' });
+    };
+    onTestFinished(() => {
+      service.store.snapshots.getCollectorStatus = getCollectorStatus;
+    });
+    expect(await probe(service, '/readyz')).toEqual([200, 'ready\n']);
     expect(await probe(service, '/livez')).toEqual([200, 'live\n']);
+    const health = (await (await fetch(`${service.url}/v1/health`)).json()) as {
+      checks: Record<string, unknown>;
+    };
+    expect(health.checks['store:connection']).toEqual([
+      expect.objectContaining({ status: 'warn', observedValue: 'unreachable' }),
+    ]);
   });
 });

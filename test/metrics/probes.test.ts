@@ -39,11 +39,37 @@ describe('Probes', () => {
     expect(await probes.ready()).toEqual({ ok: true, reason: 'ready' });
   });
 
+  it('keeps an API with a snapshot ready while the store fails or hangs: it still serves what it holds', async () => {
+    let queries = 0;
+    const probes = probesOf({
+      storeAnswers: () => {
+        queries++;
+        return new Promise(() => {});
+      },
+      storeTimeoutMs: 100,
+    });
+    probes.watchSnapshot(() => ({ updated_at: '2025-01-01T00:00:00.000Z' }));
+    expect(await probes.ready()).toEqual({ ok: true, reason: 'ready' });
+    expect(queries).toBe(0);
+  });
+
+  it('is not ready from the moment it drains, with a snapshot or without an API', async () => {
+    const api = probesOf({ storeAnswers: async () => 1 });
+    api.watchSnapshot(() => ({ updated_at: '2025-01-01T00:00:00.000Z' }));
+    expect((await api.ready()).ok).toBe(true);
+    api.drain();
+    expect(await api.ready()).toEqual({ ok: false, reason: 'draining: the process is stopping' });
+    expect(api.live().ok).toBe(true);
+    const collector = probesOf({ storeAnswers: async () => 1 });
+    collector.drain();
+    expect((await collector.ready()).ok).toBe(false);
+  });
+
   it('is ready without a snapshot where no API runs (the collector role), once the store answers', async () => {
     expect(await probesOf({ storeAnswers: async () => 0 }).ready()).toEqual({ ok: true, reason: 'ready' });
   });
 
-  it('is not ready when the store fails (its error class and code, never the message) or does not answer in time', async () => {
+  it('is not ready where no API runs when the store fails (its error class and code, never the message) or does not answer in time', async () => {
     const failing = probesOf({
       storeAnswers: async () => {
         throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432 (postgres://nerkh:s3cret@db)'), {

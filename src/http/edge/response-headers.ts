@@ -50,9 +50,17 @@ export class ResponseHeaders {
     this.#bodyLines = renderFields(this.#bodyFields);
   }
 
+  /**
+   * From now on every response says `Connection: close`, and node:http closes its connection after
+   * it: at the start of a drain, and when the app closes.
+   */
+  closeConnections(): void {
+    this.#closing = true;
+  }
+
   install(app: FastifyInstance): void {
     app.addHook('preClose', (done) => {
-      this.#closing = true;
+      this.closeConnections();
       done();
     });
     app.addHook('onSend', (request, reply, payload, done) => {
