@@ -115,7 +115,14 @@ class Rig {
     const api = await NerkhProcess.start({
       role: 'api',
       port: server.port,
-      env: { ...this.env, NERKH_INSTANCE_ID: server.name, NERKH_METRICS_PORT: String(server.opsPort) },
+      // A drain longer than HAProxy takes to see /readyz fail (2 s, then 0.5 s, fall 2: at most
+      // 2.5 s), as docs/operations.md#shutdown asks of a balancer's checks.
+      env: {
+        ...this.env,
+        NERKH_INSTANCE_ID: server.name,
+        NERKH_METRICS_PORT: String(server.opsPort),
+        NERKH_DRAIN_SECONDS: '3',
+      },
     });
     this.teardown(() => api.stop());
     for (const key of this.keys) await waitForRates(api.url, key);

@@ -60,7 +60,13 @@ export class NerkhProcess {
       env[name] = value;
     }
     const port = options.port ?? (await freePort());
-    Object.assign(env, { HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info' }, options.env);
+    // No drain by default: a drill that stops an instance to restart it, or at its end, gains nothing
+    // from the 10 s a balancer needs (the balancer drill sets its own).
+    Object.assign(
+      env,
+      { HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', NERKH_DRAIN_SECONDS: '0' },
+      options.env,
+    );
     const child = spawn(binPath, ['serve', '--role', options.role], {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -16,7 +16,7 @@
 #   COMPOSE               the compose command and its options (default: docker compose)
 #   ENGINE                the container engine compose drives (default: docker)
 #   COMPOSE_PROJECT_NAME  the project (default: this directory's name, as compose takes it)
-#   NERKH_STOP_SECONDS    how long a stop may take before the engine kills (default: 20,
+#   NERKH_STOP_SECONDS    how long a stop may take before the engine kills (default: 30,
 #                         compose.yaml's stop_grace_period)
 #   NERKH_WAIT_SECONDS    how long to wait for a replica to be ready, and then in the balancer
 #                         (default: 120)
@@ -25,7 +25,7 @@ set -euo pipefail
 compose_command=${COMPOSE:-docker compose}
 engine=${ENGINE:-docker}
 project=${COMPOSE_PROJECT_NAME:-$(basename "$PWD" | tr '[:upper:]' '[:lower:]' | tr -cd 'a-z0-9_-')}
-stop_seconds=${NERKH_STOP_SECONDS:-20}
+stop_seconds=${NERKH_STOP_SECONDS:-30}
 wait_seconds=${NERKH_WAIT_SECONDS:-120}
 service=api
 
