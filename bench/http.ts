@@ -13,7 +13,8 @@
  *   - full list, 50 connections: nerkh ÷ nginx req/s ≥ 0.8 (median of the pairwise ratios);
  *   - p99 ≤ 5 ms at saturating load (50 connections, closed loop, one core);
  *   - a 304's status line and header fields ≤ 400 bytes;
- *   - peak RSS ≤ 150 MB with 100,000 keys issued, after every key was used through the server;
+ *   - peak RSS ≤ 150 MB (Node 20; 170 MB on Node 24) with 100,000 keys issued, after every key
+ *     was used through the server;
  *   - ≤ 1 s from process start to the first 200 with a stored snapshot;
  *   - full list: nerkh with Redis ≥ 0.7 × nerkh in memory and ≥ 1.2 × Fastify + @fastify/rate-limit
  *     with Redis; nerkh ≥ 1.5 × each peer in memory; nerkh ≥ 0.8 × and nerkh with Redis ≥ 0.7 ×

@@ -21,12 +21,21 @@ export const burstRequests = 300;
 export const outagePhaseSeconds = 5;
 export const outageLimitedEvery = 100;
 
+/**
+ * Peak RSS with 100,000 keys in use: 150 MB on Node 20. On Node 24 the same process, the same keys
+ * and load take more of the runtime's own memory, none of it nerkh's JS heap: 12 MB more of the
+ * node binary's file pages resident (clean, one copy for every process started from that binary)
+ * and more in malloc's heap and V8's external memory; its target is 170 MB
+ * (docs/performance.md#memory-on-node-24).
+ */
+const rssTargetMB = Number(process.versions.node.split('.')[0]) >= 24 ? 170 : 150;
+
 /** The targets of docs/performance.md, each checked in the report's "Targets". */
 export const targets = {
   ratio: 0.8,
   p99Ms: 5,
   notModifiedBytes: 400,
-  rssMB: 150,
+  rssMB: rssTargetMB,
   firstOkMs: 1000,
   redisOverMemory: 0.7,
   redisOverPeer: 1.2,
