@@ -11,14 +11,14 @@ import { projectRoot } from '../src/project-root.ts';
  * README's folder map, which names every top-level and `src/` folder and nothing else.
  */
 
-/** Documents a reader follows; history (the CHANGELOG, the frozen performance log) keeps old paths. */
+/** Documents a reader follows; history (the CHANGELOG) keeps old paths. */
 function documents(): string[] {
   const docs = readdirSync(join(projectRoot, 'docs'), { recursive: true, encoding: 'utf8' })
     .filter((file) => file.endsWith('.md'))
     .map((file) => join('docs', file));
   return ['README.md', 'CONTRIBUTING.md', 'CHANGELOG.md', ...docs].sort();
 }
-const history = new Set(['CHANGELOG.md', join('docs', 'performance-log.md')]);
+const history = new Set(['CHANGELOG.md']);
 
 const markdown = new MarkdownIt({ html: false });
 
