@@ -26,6 +26,13 @@ import type {
   KeyRequestStore,
   SnapshotStore,
 } from '../store/types.ts';
+import {
+  clientErrorHandler,
+  connectHandler,
+  expectationHandler,
+  frameworkErrorHandler,
+  installProblemHandlers,
+} from '../web/problem-handlers.ts';
 import { apiKeyGuard } from './auth/api-key-guard.ts';
 import { behindApiKey } from './auth/behind-api-key.ts';
 import { openApiOptions } from './discovery/openapi.ts';
@@ -35,13 +42,6 @@ import { clientAddressOf } from './edge/client-address.ts';
 import { lazyRequestLogger } from './edge/request-logger.ts';
 import { ResponseHeaders } from './edge/response-headers.ts';
 import { serviceSecurityHeaders } from './edge/security-headers.ts';
-import {
-  clientErrorHandler,
-  connectHandler,
-  expectationHandler,
-  frameworkErrorHandler,
-  installProblemHandlers,
-} from './errors/problem-handlers.ts';
 import { currentHealth } from './health/current-health.ts';
 import { healthRoutes } from './health/route.ts';
 import { mcpRoutes } from './mcp/route.ts';
@@ -104,7 +104,7 @@ export interface AppDeps {
  * with `inject`, `server.ts` binds it to a port. Everything started here is stopped by
  * `app.close()` (onClose), which also flushes key last-use times; the stores stay the caller's.
  *
- * Route plugins registered here share one error shape (RFC 9457 problems from ./errors/catalog.ts),
+ * Route plugins registered here share one error shape (RFC 9457 problems from ../web/error-catalog.ts),
  * one access log, the security headers, and the OpenAPI document built from their route schemas
  * (./discovery/openapi.ts).
  *

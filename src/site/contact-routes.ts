@@ -1,10 +1,10 @@
 import { createHmac } from 'node:crypto';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { problem } from '../http/errors/catalog.ts';
 import { clientNetwork } from '../net/client-network.ts';
 import type { KeyRequest } from '../store/key-request.ts';
 import type { KeyRequestStore } from '../store/types.ts';
+import { problem } from '../web/error-catalog.ts';
 import {
   emptyValues,
   errorNotice,

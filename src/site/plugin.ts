@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { problem } from '../http/errors/catalog.ts';
 import type { KeyRequest } from '../store/key-request.ts';
 import type { KeyRequestStore } from '../store/types.ts';
+import { problem } from '../web/error-catalog.ts';
 import {
   CoinListQuerySchema,
   type CoinListQueryString,

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { pathOf } from '../http/edge/request-target.ts';
+import { pathOf } from '../web/request-target.ts';
 import { renderSlotted } from './html-blocks.ts';
 import { type Language, pathIn } from './language.ts';
 import { languageAlternates, pageContentSecurityPolicy, renderLayout } from './layout.ts';

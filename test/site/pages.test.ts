@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { errorCodes } from '../../src/http/errors/catalog.ts';
+import { errorCodes } from '../../src/web/error-catalog.ts';
 import { htmlOutline, markdownOutline } from '../support/page-outline.ts';
 import { buildSite, pagePaths, publicUrl, type SiteFixture } from '../support/site-fixture.ts';
 

@@ -2,12 +2,12 @@ import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fast
 import { afterEach } from 'vitest';
 import { loadCatalog } from '../../src/collector/catalog-file.ts';
 import type { SnapshotDraft } from '../../src/domain/rates.ts';
-import { installProblemHandlers } from '../../src/http/errors/problem-handlers.ts';
 import { assessHealth } from '../../src/http/health/assessment.ts';
 import { sitePagesByLanguage } from '../../src/site/pages.ts';
 import { sitePlugin } from '../../src/site/plugin.ts';
 import { MemoryKeyRequestStore } from '../../src/store/memory/key-request-store.ts';
 import { MemorySnapshotStore } from '../../src/store/memory/snapshot-store.ts';
+import { installProblemHandlers } from '../../src/web/problem-handlers.ts';
 
 export const publicUrl = 'https://rates.example.ir';
 export const fixedNow = Date.parse('2025-06-01T10:24:00.000Z');

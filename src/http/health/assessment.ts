@@ -7,7 +7,7 @@ import type {
   SourceHealth,
 } from '../../store/collector-status.ts';
 import type { CollectorLeader } from '../../store/types.ts';
-import type { HealthCheckSchema, HealthSchema } from './schemas.ts';
+import type { HealthCheckSchema, HealthSchema } from '../../web/health-report.ts';
 
 type HealthStatus = 'pass' | 'warn' | 'fail';
 type HealthBody = Static<typeof HealthSchema>;

@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import { errorCatalog } from '../../http/errors/catalog.ts';
+import { errorCatalog } from '../../web/error-catalog.ts';
 import {
   formatAge,
   formatChange,

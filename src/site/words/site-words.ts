@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../../http/errors/catalog.ts';
+import type { ErrorCode } from '../../web/error-catalog.ts';
 import type { CoinListLabels } from '../coin-list-html.ts';
 import type { HistoryWords } from '../history-text.ts';
 import type { Language } from '../language.ts';

@@ -1,7 +1,6 @@
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { pathOf } from '../edge/request-target.ts';
 import {
   type ErrorCode,
   errorCatalog,
@@ -9,7 +8,8 @@ import {
   problem,
   problemContentType,
   problemDocument,
-} from './catalog.ts';
+} from './error-catalog.ts';
+import { pathOf } from './request-target.ts';
 
 /** Methods a route could be registered for; the 405 answer lists those the path does support. */
 const routableMethods = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { memoryLimiters } from '../../../src/limiter/open-limiter.ts';
-import { buildTestApp, publicUrl, type TestApp, testConfig } from '../../support/test-app.ts';
+import { memoryLimiters } from '../../src/limiter/open-limiter.ts';
+import { buildTestApp, publicUrl, type TestApp, testConfig } from '../support/test-app.ts';
 
 let t: TestApp;
 afterEach(async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { errorCatalog, errorCodes, problem, problemDocument } from '../../../src/http/errors/catalog.ts';
+import { errorCatalog, errorCodes, problem, problemDocument } from '../../src/web/error-catalog.ts';
 
 describe('error catalog', () => {
   it.each(errorCodes)('%s is documented: status, title, description and a /docs/errors anchor', (code) => {
