@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { collectDefaultMetrics, Registry } from 'prom-client';
-import { loadCatalog } from './collector/catalog-file.ts';
+import { loadCatalog } from './catalog/catalog-file.ts';
 import { type Pipeline, type PipelineTuning, startPipeline } from './collector/pipeline.ts';
 import type { Config } from './config.ts';
 import type { Snapshot } from './domain/rates.ts';

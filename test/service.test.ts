@@ -1,5 +1,5 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { loadCatalog } from '../src/collector/catalog-file.ts';
+import { loadCatalog } from '../src/catalog/catalog-file.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { startService } from '../src/service.ts';

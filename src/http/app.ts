@@ -5,18 +5,18 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import { Registry } from 'prom-client';
 import packageJson from '../../package.json' with { type: 'json' };
-import { loadCatalog } from '../collector/catalog-file.ts';
+import { loadCatalog } from '../catalog/catalog-file.ts';
 import type { Config } from '../config.ts';
 import type { Catalog } from '../domain/catalog.ts';
 import type { Snapshot } from '../domain/rates.ts';
+import { KeyRequestWebhook } from '../key-requests/key-request-webhook.ts';
+import { PendingKeyRequests } from '../key-requests/pending-key-requests.ts';
 import { KeyAuthenticator } from '../keys/authenticator.ts';
 import type { Limiters } from '../limiter/limiters.ts';
 import type { Logger } from '../logger.ts';
 import { HttpMetrics } from '../metrics/http-metrics.ts';
 import type { Probes } from '../metrics/probes.ts';
-import { KeyRequestWebhook } from '../site/key-request-webhook.ts';
 import { sitePagesByLanguage } from '../site/pages.ts';
-import { PendingKeyRequests } from '../site/pending-key-requests.ts';
 import { sitePlugin } from '../site/plugin.ts';
 import type {
   ApiKeyStore,

@@ -3,7 +3,7 @@ import type { Logger } from '../logger.ts';
 import type { ApiKeyRecord } from '../store/api-key-record.ts';
 import type { ApiKeyStore } from '../store/types.ts';
 import { apiKeyDigest, apiKeyLength, hashOfDigest, isWellFormedApiKey } from './api-key.ts';
-import { KeyUse, LastUseWriter } from './last-use-writer.ts';
+import { KeyUse, LastUseWriter } from './key-use-writer.ts';
 
 export interface AuthenticatedKey {
   readonly id: string;
@@ -86,7 +86,7 @@ const defaultPresentedMs = 10_000;
  * Every process polls `apiKeysVersion()` (~1/s by default) and drops its caches when any process
  * issued or revoked a key, which is how a revocation made by the CLI reaches
  * every running instance within seconds (docs/architecture.md#promises-to-operators: within 5 s).
- * Last use is recorded in memory and written in batches by ./last-use-writer.ts, so serving a
+ * Last use is recorded in memory and written in batches by ./key-use-writer.ts, so serving a
  * request never waits on a store write.
  */
 export class KeyAuthenticator {
@@ -269,7 +269,7 @@ export class KeyAuthenticator {
     this.#recent = new Map();
   }
 
-  /** Writes the pending last-use times now (./last-use-writer.ts). */
+  /** Writes the pending last-use times now (./key-use-writer.ts). */
   flushLastUse(): Promise<void> {
     return this.#lastUse.flush();
   }

@@ -1,7 +1,7 @@
 import { brotliDecompressSync } from 'node:zlib';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadCatalog } from '../../src/collector/catalog-file.ts';
+import { loadCatalog } from '../../src/catalog/catalog-file.ts';
 import type { Snapshot } from '../../src/domain/rates.ts';
 import { assessHealth } from '../../src/http/health/assessment.ts';
 import { fontPath } from '../../src/site/font.ts';

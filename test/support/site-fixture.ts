@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify';
 import { afterEach } from 'vitest';
-import { loadCatalog } from '../../src/collector/catalog-file.ts';
+import { loadCatalog } from '../../src/catalog/catalog-file.ts';
 import type { SnapshotDraft } from '../../src/domain/rates.ts';
 import { assessHealth } from '../../src/http/health/assessment.ts';
 import { sitePagesByLanguage } from '../../src/site/pages.ts';

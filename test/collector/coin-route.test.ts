@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Route } from '../../src/collector/route.ts';
+import { Route } from '../../src/collector/coin-route.ts';
 import { SourceAvailability, SourceSeries } from '../../src/collector/source-series.ts';
 
 const T0 = Date.parse('2026-03-01T10:00:00.000Z');

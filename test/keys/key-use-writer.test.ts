@@ -1,5 +1,5 @@
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import { KeyUse, LastUseWriter } from '../../src/keys/last-use-writer.ts';
+import { KeyUse, LastUseWriter } from '../../src/keys/key-use-writer.ts';
 import { createLogger } from '../../src/logger.ts';
 import type { KeyDayUsage } from '../../src/store/key-usage.ts';
 import { LogCapture } from '../support/test-app.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import { KeyRequestWebhook } from '../../src/key-requests/key-request-webhook.ts';
 import { createLogger } from '../../src/logger.ts';
-import { KeyRequestWebhook } from '../../src/site/key-request-webhook.ts';
 import { newKeyRequest } from '../../src/store/key-request.ts';
 import { freePort } from '../support/run-cli.ts';
 import { LogCapture } from '../support/test-app.ts';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bundledCatalogPath, loadCatalog } from '../../src/collector/catalog-file.ts';
+import { bundledCatalogPath, loadCatalog } from '../../src/catalog/catalog-file.ts';
 
 describe('bundled catalog', () => {
   const catalog = loadCatalog();
