@@ -16,7 +16,7 @@ import type { Limiters } from '../limiter/limiters.ts';
 import type { Logger } from '../logger.ts';
 import { HttpMetrics } from '../metrics/http-metrics.ts';
 import type { Probes } from '../metrics/probes.ts';
-import { sitePagesByLanguage } from '../site/pages.ts';
+import { sitePagesByLanguage } from '../site/pages/site-pages.ts';
 import { sitePlugin } from '../site/plugin.ts';
 import type {
   ApiKeyStore,

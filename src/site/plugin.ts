@@ -7,13 +7,13 @@ import {
   type CoinListQueryString,
   coinListQuery,
   coinSortKeys,
-} from './coin-list-query.ts';
-import { registerContactRoutes } from './contact-routes.ts';
+} from './coin-list/coin-list-query.ts';
+import { registerContactRoutes } from './contact/contact-routes.ts';
 import { fontPath, readFontFile } from './font.ts';
 import { chooseHomeLanguage, languages, pathIn } from './language.ts';
-import { choosePageForm } from './negotiate.ts';
-import { type PagesByLanguage, symbolPattern } from './pages.ts';
-import { createPageSender } from './send-page.ts';
+import { choosePageForm } from './pages/page-form.ts';
+import { createPageSender } from './pages/send-page.ts';
+import { type PagesByLanguage, symbolPattern } from './pages/site-pages.ts';
 
 interface SiteOptions {
   /** The pages in every language; the English ones are shared with the discovery documents. */
@@ -33,9 +33,9 @@ interface SiteOptions {
  * The website (docs/architecture.md#the-website): `/`, `/docs`, `/docs/errors`, `/coins`, `/coins/{symbol}`, `/contact`,
  * `/status`, `/terms`, `/clients`, each in English and, under `/fa`, in Persian (docs/architecture.md#website-languages).
  * Every page is one Markdown source per language; a request with `Accept: text/markdown` gets that
- * Markdown, everyone else the HTML rendered from it (./send-page.ts). Only `/` chooses its
+ * Markdown, everyone else the HTML rendered from it (./pages/send-page.ts). Only `/` chooses its
  * language, by `Accept-Language`; it says so with `Vary`. The contact page stores key requests for
- * the operator (`nerkh requests`; ./contact-routes.ts).
+ * the operator (`nerkh requests`; ./contact/contact-routes.ts).
  */
 export async function sitePlugin(app: FastifyInstance, options: SiteOptions): Promise<void> {
   const { publicUrl } = options.pages.en;

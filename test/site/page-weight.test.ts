@@ -5,7 +5,7 @@ import { loadCatalog } from '../../src/catalog/catalog-file.ts';
 import type { Snapshot } from '../../src/domain/rates.ts';
 import { assessHealth } from '../../src/http/health/assessment.ts';
 import { fontPath } from '../../src/site/font.ts';
-import { sitePagesByLanguage } from '../../src/site/pages.ts';
+import { sitePagesByLanguage } from '../../src/site/pages/site-pages.ts';
 import { sitePlugin } from '../../src/site/plugin.ts';
 import { MemoryKeyRequestStore } from '../../src/store/memory/key-request-store.ts';
 import { MemorySnapshotStore } from '../../src/store/memory/snapshot-store.ts';

@@ -1,5 +1,5 @@
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
-import { type ContentCoding, negotiateContentCoding } from '../web/content-coding.ts';
+import { type ContentCoding, negotiateContentCoding } from '../../web/content-coding.ts';
 
 /**
  * Pages go out compressed when the client accepts it (RFC 9110 §8.4): the coins list with the

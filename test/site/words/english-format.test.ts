@@ -1,10 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatDuration, formatRateTime, formatToman, formatUsdt } from '../../src/site/format.ts';
-import { durationFa } from '../../src/site/persian-format.ts';
+import {
+  formatDuration,
+  formatRateTime,
+  formatToman,
+  formatUsdt,
+} from '../../../src/site/words/english-format.ts';
+import { durationFa } from '../../../src/site/words/persian-format.ts';
 
 // The pages write numbers as en-US's Intl.NumberFormat does; the site formats them by hand (see
-// format.ts), so Intl is the reference here.
+// english-format.ts), so Intl is the reference here.
 const toman = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 const usdt = new Intl.NumberFormat('en-US', { maximumSignificantDigits: 12 });
 

@@ -1,5 +1,5 @@
 import MarkdownIt from 'markdown-it';
-import type { Language } from './language.ts';
+import type { Language } from '../language.ts';
 
 /**
  * Markdown → HTML for the website. Every page is authored once, in Markdown, and this renderer

@@ -1,12 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { pathOf } from '../web/request-target.ts';
+import { pathOf } from '../../web/request-target.ts';
+import { type Language, pathIn } from '../language.ts';
 import { renderSlotted } from './html-blocks.ts';
-import { type Language, pathIn } from './language.ts';
 import { languageAlternates, pageContentSecurityPolicy, renderLayout } from './layout.ts';
 import { createMarkdownRenderer, estimateTokens } from './markdown.ts';
-import { choosePageForm } from './negotiate.ts';
 import { encodePage } from './page-coding.ts';
-import type { Page, SitePages } from './pages.ts';
+import { choosePageForm } from './page-form.ts';
+import type { Page, SitePages } from './site-pages.ts';
 
 /**
  * Sends `page` (from `pages`, one language) as Markdown or HTML, with `formHtml` after its body.

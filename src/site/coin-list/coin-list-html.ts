@@ -1,3 +1,4 @@
+import { escapeHtml, escapeHtmlWithLanguages } from '../pages/markdown.ts';
 import {
   type CoinListQuery,
   type CoinSortKey,
@@ -5,7 +6,6 @@ import {
   maxFilterLength,
   sortedBy,
 } from './coin-list-query.ts';
-import { escapeHtml, escapeHtmlWithLanguages } from './markdown.ts';
 
 /**
  * The coins list as HTML: a GET filter form and a table whose column headings are sort links and

@@ -1,8 +1,8 @@
-import type { ChartText } from './charts/chart-text.ts';
-import type { CoinHistory, PeriodSeries } from './charts/coin-history.ts';
-import { renderPriceChart } from './charts/price-chart.ts';
-import type { PriceCurrency } from './charts/price-series.ts';
-import { renderSparkline } from './charts/sparkline.ts';
+import type { ChartText } from './chart-text.ts';
+import type { CoinHistory, PeriodSeries } from './coin-history.ts';
+import { renderPriceChart } from './price-chart.ts';
+import type { PriceCurrency } from './price-series.ts';
+import { renderSparkline } from './sparkline.ts';
 
 /**
  * A coin's price history in a page's language: the facts as a Markdown table, the charts as HTML,

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { errorCodes } from '../../src/web/error-catalog.ts';
-import { htmlOutline, markdownOutline } from '../support/page-outline.ts';
-import { buildSite, pagePaths, publicUrl, type SiteFixture } from '../support/site-fixture.ts';
+import { errorCodes } from '../../../src/web/error-catalog.ts';
+import { htmlOutline, markdownOutline } from '../../support/page-outline.ts';
+import { buildSite, pagePaths, publicUrl, type SiteFixture } from '../../support/site-fixture.ts';
 
 const browserAccept = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
 

@@ -21,7 +21,7 @@ describe('Persian formats', () => {
     const dateFormats = countMade('DateTimeFormat');
     const relativeFormats = countMade('RelativeTimeFormat');
     vi.resetModules();
-    const persian = await import('../../src/site/persian-format.ts');
+    const persian = await import('../../../src/site/words/persian-format.ts');
 
     expect(numberFormats).not.toHaveBeenCalled();
     expect(dateFormats).not.toHaveBeenCalled();

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { chartStylesheet } from './charts/chart-style.ts';
-import { coinListStylesheet } from './coin-list-html.ts';
-import { fontPath } from './font.ts';
-import { type Language, languages, pathIn } from './language.ts';
+import { chartStylesheet } from '../charts/chart-style.ts';
+import { coinListStylesheet } from '../coin-list/coin-list-html.ts';
+import { fontPath } from '../font.ts';
+import { type Language, languages, pathIn } from '../language.ts';
+import type { SiteWords } from '../words/site-words.ts';
+import { wordsOf } from '../words/words-of.ts';
 import { escapeHtml } from './markdown.ts';
-import type { SiteWords } from './words/site-words.ts';
-import { wordsOf } from './words/words-of.ts';
 
 /**
  * The one HTML layout of the website, in either language. Styles are inline; the only other asset

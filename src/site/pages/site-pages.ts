@@ -1,30 +1,35 @@
-import type { Catalog } from '../domain/catalog.ts';
-import type { Snapshot } from '../domain/rates.ts';
-import type { HealthReport } from '../http/health/assessment.ts';
-import { type ErrorCode, errorCatalog, errorCodes } from '../web/error-catalog.ts';
+import type { Catalog } from '../../domain/catalog.ts';
+import type { Snapshot } from '../../domain/rates.ts';
+import type { HealthReport } from '../../http/health/assessment.ts';
+import { type ErrorCode, errorCatalog, errorCodes } from '../../web/error-catalog.ts';
 import {
   type PriceHistorySource,
   periodSeries,
   readCoinHistory,
   sparklinePoints,
-} from './charts/coin-history.ts';
-import { dayMs, rangeEnding } from './charts/price-series.ts';
-import { SnapshotKeyedCache } from './charts/snapshot-keyed-cache.ts';
-import { type CoinColumn, renderCoinFilter, renderCoinTable } from './coin-list-html.ts';
+} from '../charts/coin-history.ts';
+import { renderHistory, renderTrend } from '../charts/history-text.ts';
+import { dayMs, rangeEnding } from '../charts/price-series.ts';
+import { SnapshotKeyedCache } from '../charts/snapshot-keyed-cache.ts';
+import { type CoinColumn, renderCoinFilter, renderCoinTable } from '../coin-list/coin-list-html.ts';
 import {
   type CoinListQuery,
   coinListSearch,
   defaultCoinListQuery,
   listCoins,
   sortedBy,
-} from './coin-list-query.ts';
-import { type ContentName, type ContentSources, fillTemplate, loadContentSources } from './content.ts';
-import { renderHistory, renderTrend } from './history-text.ts';
+} from '../coin-list/coin-list-query.ts';
+import { type Language, languages, pathIn } from '../language.ts';
+import type { SiteWords } from '../words/site-words.ts';
+import { wordsOf } from '../words/words-of.ts';
+import {
+  type ContentName,
+  type ContentSources,
+  fillTemplate,
+  loadContentSources,
+} from './content-sources.ts';
 import { type HtmlBlock, type SlottedMarkdown, splitBlocks } from './html-blocks.ts';
-import { type Language, languages, pathIn } from './language.ts';
 import { escapeHtml, escapeMarkdown } from './markdown.ts';
-import type { SiteWords } from './words/site-words.ts';
-import { wordsOf } from './words/words-of.ts';
 
 /**
  * The website's pages as Markdown, in one language. Each page is one source file in `content/`

@@ -1,5 +1,5 @@
-import { escapeHtml, escapeMarkdown } from './markdown.ts';
-import type { FormFieldName, SiteWords } from './words/site-words.ts';
+import { escapeHtml, escapeMarkdown } from '../pages/markdown.ts';
+import type { FormFieldName, SiteWords } from '../words/site-words.ts';
 
 /**
  * The key request form: its fields, their limits, validation, and its HTML. The form follows

@@ -1,10 +1,14 @@
 import { createHmac } from 'node:crypto';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { clientNetwork } from '../net/client-network.ts';
-import type { KeyRequest } from '../store/key-request.ts';
-import type { KeyRequestStore } from '../store/types.ts';
-import { problem } from '../web/error-catalog.ts';
+import { clientNetwork } from '../../net/client-network.ts';
+import type { KeyRequest } from '../../store/key-request.ts';
+import type { KeyRequestStore } from '../../store/types.ts';
+import { problem } from '../../web/error-catalog.ts';
+import { languages, pathIn } from '../language.ts';
+import { choosePageForm } from '../pages/page-form.ts';
+import type { SendPage } from '../pages/send-page.ts';
+import type { Page, PagesByLanguage, SitePages } from '../pages/site-pages.ts';
 import {
   emptyValues,
   errorNotice,
@@ -17,10 +21,6 @@ import {
   validateForm,
 } from './contact-form.ts';
 import { FormTokens, formCookieName, readCookie } from './form-token.ts';
-import { languages, pathIn } from './language.ts';
-import { choosePageForm } from './negotiate.ts';
-import type { Page, PagesByLanguage, SitePages } from './pages.ts';
-import type { SendPage } from './send-page.ts';
 
 export interface ContactOptions {
   /** The pages in every language; problem documents take the English words. */

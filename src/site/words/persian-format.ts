@@ -1,4 +1,4 @@
-import { ageInUnits, durationInUnits } from './format.ts';
+import { ageInUnits, durationInUnits } from './english-format.ts';
 
 /**
  * How Persian pages write numbers and times. The formatting is ICU's, through Node's `Intl`
@@ -88,7 +88,7 @@ export function ageFa(iso: string, nowMs: number): string {
   return relativeTime().format(-value, unit);
 }
 
-/** `۱۰ دقیقه`, `۳۰ ثانیه`: a refresh interval in whole minutes, else in seconds (as format.ts). */
+/** `۱۰ دقیقه`, `۳۰ ثانیه`: a refresh interval in whole minutes, else in seconds (as english-format.ts). */
 export function durationFa(seconds: number): string {
   const { value, unit } = durationInUnits(seconds);
   return `${integerFa(value)} ${unit === 'minute' ? 'دقیقه' : 'ثانیه'}`;

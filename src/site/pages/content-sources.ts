@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { projectRoot } from '../project-root.ts';
-import type { Language } from './language.ts';
+import { projectRoot } from '../../project-root.ts';
+import type { Language } from '../language.ts';
 
 /**
  * Page sources: Markdown files in `content/` (English) and `content/fa/` (Persian, the same file

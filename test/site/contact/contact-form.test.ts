@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildSite, publicUrl, type SiteFixture } from '../support/site-fixture.ts';
+import { buildSite, publicUrl, type SiteFixture } from '../../support/site-fixture.ts';
 
 let site: SiteFixture;
 afterEach(async () => {

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import type { RateRow } from '../domain/rates.ts';
+import type { RateRow } from '../../domain/rates.ts';
 
 /**
  * The coins list's filter and sort, read from the query string so they work as plain links and a

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { publicUrl, sitePerTest, weekOfSnapshots } from '../support/site-fixture.ts';
+import { publicUrl, sitePerTest, weekOfSnapshots } from '../../support/site-fixture.ts';
 
 const { get } = sitePerTest({ earlier: weekOfSnapshots() });
 
