@@ -1,7 +1,8 @@
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 
 /**
- * The `/v1/health` response as a TypeBox schema: it documents the endpoint in OpenAPI and tests
+ * The health report both the API (`/v1/health`) and the website (`/status`) show. Its body is the
+ * `/v1/health` response as a TypeBox schema: it documents the endpoint in OpenAPI and tests
  * check real responses against it.
  */
 const DateTime = Type.String({ format: 'date-time' });
@@ -82,3 +83,10 @@ export const HealthSchema = Type.Object(
     ],
   },
 );
+
+/** The judgement of the service's health: what `/v1/health` answers and the status page shows. */
+export interface HealthReport {
+  /** 200 for pass and warn, 503 for fail (draft-inadarei-api-health-check §3). */
+  httpStatus: 200 | 503;
+  body: Static<typeof HealthSchema>;
+}

@@ -1,7 +1,7 @@
 import type { Catalog } from '../../domain/catalog.ts';
 import type { Snapshot } from '../../domain/rates.ts';
-import type { HealthReport } from '../../http/health/assessment.ts';
 import { type ErrorCode, errorCatalog, errorCodes } from '../../web/error-catalog.ts';
+import type { HealthReport } from '../../web/health-report.ts';
 import {
   type PriceHistorySource,
   periodSeries,
