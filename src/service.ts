@@ -19,6 +19,7 @@ import { listen } from './http/server.ts';
 import { SnapshotCache } from './http/snapshot/snapshot-cache.ts';
 import { SnapshotPoll } from './http/snapshot/snapshot-poll.ts';
 import type { NerkhApp } from './http/types.ts';
+import { KeyRequestIntake } from './key-requests/key-request-intake.ts';
 import { KeyRequestWebhook } from './key-requests/key-request-webhook.ts';
 import { PendingKeyRequests } from './key-requests/pending-key-requests.ts';
 import { KeyAuthenticator } from './keys/authenticator.ts';
@@ -342,6 +343,18 @@ export async function wireApi(deps: ApiDeps): Promise<NerkhApp> {
       config.NERKH_REQUESTS_WEBHOOK_URL === undefined
         ? undefined
         : new KeyRequestWebhook({ url: config.NERKH_REQUESTS_WEBHOOK_URL, logger });
+    const formSecret = config.NERKH_FORM_SECRET ?? randomBytes(32);
+    // The contact form's store side: 5 requests per client network per hour (docs/architecture.md#the-website).
+    const keyRequests = new KeyRequestIntake({
+      store: deps.keyRequests,
+      secret: formSecret,
+      requestsPerHour: 5,
+      clock,
+      announce: (request) => {
+        void pendingKeyRequests.refresh();
+        webhook?.send(request);
+      },
+    });
 
     // The API, the website and the discovery documents read the same snapshot and health judgement.
     const currentSnapshot = () => snapshots.current()?.snapshot ?? null;
@@ -414,12 +427,8 @@ export async function wireApi(deps: ApiDeps): Promise<NerkhApp> {
       requireApiKey,
       health,
       pages,
-      keyRequests: deps.keyRequests,
-      formSecret: config.NERKH_FORM_SECRET ?? randomBytes(32),
-      announceKeyRequest: (request) => {
-        void pendingKeyRequests.refresh();
-        webhook?.send(request);
-      },
+      keyRequests,
+      formSecret,
       accessLog,
       responseHeaders,
       ...(fastPath === undefined ? {} : { fastPath }),

@@ -3,11 +3,10 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, LogController, type onRequestHookHandler } from 'fastify';
 import type { Config } from '../config.ts';
+import type { KeyRequestIntake } from '../key-requests/key-request-intake.ts';
 import type { Logger } from '../logger.ts';
 import type { PagesByLanguage } from '../site/pages/site-pages.ts';
 import { sitePlugin } from '../site/plugin.ts';
-import type { KeyRequest } from '../store/key-request.ts';
-import type { KeyRequestStore } from '../store/types.ts';
 import type { HealthReport } from '../web/health-report.ts';
 import {
   clientErrorHandler,
@@ -41,12 +40,10 @@ export interface AppDeps {
   health: () => Promise<HealthReport>;
   /** The website's pages in every language. */
   pages: PagesByLanguage;
-  /** Key requests from the contact page. */
-  keyRequests: KeyRequestStore;
-  /** Key of the contact form's tokens and per-client hashes. */
+  /** Stores the contact page's key requests for the operator. */
+  keyRequests: KeyRequestIntake;
+  /** Key of the contact form's tokens. */
   formSecret: string | Buffer;
-  /** Tells the operator of a stored key request (gauge, webhook); returns at once, never throws. */
-  announceKeyRequest: (request: KeyRequest) => void;
   accessLog: AccessLog;
   responseHeaders: ResponseHeaders;
   /** Answers the common keyed rates request ahead of Fastify (./rates/fast-path.ts); without it, the routes answer all. */
@@ -142,7 +139,6 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
       keyRequests: deps.keyRequests,
       formSecret: deps.formSecret,
       clock,
-      announce: deps.announceKeyRequest,
     });
     await app.register(discoveryPlugin, { pages: pages.en });
     deps.fastPath?.installOn(app.server);

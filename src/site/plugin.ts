@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { KeyRequest } from '../store/key-request.ts';
-import type { KeyRequestStore } from '../store/types.ts';
+import type { KeyRequestIntake } from '../key-requests/key-request-intake.ts';
 import { problem } from '../web/error-catalog.ts';
 import {
   CoinListQuerySchema,
@@ -18,15 +17,12 @@ import { type PagesByLanguage, symbolPattern } from './pages/site-pages.ts';
 interface SiteOptions {
   /** The pages in every language; the English ones are shared with the discovery documents. */
   pages: PagesByLanguage;
-  keyRequests: KeyRequestStore;
-  /** Key of the form tokens and of the per-client hashes; shared by all instances. */
+  /** Stores the contact form's key requests for the operator (../key-requests/key-request-intake.ts). */
+  keyRequests: KeyRequestIntake;
+  /** Key of the contact form's tokens; shared by all instances. */
   formSecret: string | Buffer;
   /** Epoch milliseconds; tests pass a fake clock. */
   clock?: () => number;
-  /** Key requests accepted from one client address per hour (default 5). */
-  requestsPerHour?: number;
-  /** Tells the operator of a stored key request (gauge, webhook); returns at once, never throws. */
-  announce?: (request: KeyRequest) => void;
 }
 
 /**
@@ -144,9 +140,7 @@ export async function sitePlugin(app: FastifyInstance, options: SiteOptions): Pr
     keyRequests: options.keyRequests,
     formSecret: options.formSecret,
     clock: options.clock ?? Date.now,
-    requestsPerHour: options.requestsPerHour ?? 5,
     sendPage,
-    announce: options.announce ?? (() => {}),
   });
 }
 

@@ -1,9 +1,6 @@
-import { createHmac } from 'node:crypto';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { clientNetwork } from '../../net/client-network.ts';
-import type { KeyRequest } from '../../store/key-request.ts';
-import type { KeyRequestStore } from '../../store/types.ts';
+import { type KeyRequestIntake, keyRequestWindowSeconds } from '../../key-requests/key-request-intake.ts';
 import { problem } from '../../web/error-catalog.ts';
 import { languages, pathIn } from '../language.ts';
 import { choosePageForm } from '../pages/page-form.ts';
@@ -25,19 +22,13 @@ import { FormTokens, formCookieName, readCookie } from './form-token.ts';
 export interface ContactOptions {
   /** The pages in every language; problem documents take the English words. */
   pages: PagesByLanguage;
-  keyRequests: KeyRequestStore;
-  /** Key of the form tokens and of the per-client hashes; shared by all instances. */
+  /** Stores a submitted request for the operator, within its client's hourly limit. */
+  keyRequests: KeyRequestIntake;
+  /** Key of the form tokens; shared by all instances. */
   formSecret: string | Buffer;
   /** Epoch milliseconds; tests pass a fake clock. */
   clock: () => number;
-  /** Key requests accepted from one client address per hour. */
-  requestsPerHour: number;
   sendPage: SendPage;
-  /**
-   * Tells the operator of a stored request (the pending gauge, the webhook): returns at once and
-   * never throws, so the requester's answer never waits on it.
-   */
-  announce: (request: KeyRequest) => void;
 }
 
 interface ContactAnswer {
@@ -47,7 +38,6 @@ interface ContactAnswer {
   errors: FieldErrors;
 }
 
-const hourMs = 60 * 60 * 1000;
 const hide = { schema: { hide: true } };
 
 /**
@@ -55,7 +45,8 @@ const hide = { schema: { hide: true } };
  * for the operator's `nerkh requests`) and the confirmation page it redirects to.
  */
 export async function registerContactRoutes(app: FastifyInstance, options: ContactOptions): Promise<void> {
-  const { keyRequests, clock, requestsPerHour, sendPage } = options;
+  const { keyRequests, clock, sendPage } = options;
+  const { requestsPerHour } = keyRequests;
   const { publicUrl } = options.pages.en;
   const englishWords = options.pages.en.words;
   const tokens = new FormTokens({ secret: options.formSecret, clock });
@@ -143,17 +134,12 @@ export async function registerContactRoutes(app: FastifyInstance, options: Conta
         });
       }
 
-      const clientHash = createHmac('sha256', options.formSecret)
-        .update(`client:${clientNetwork(request.ip)}`)
-        .digest('hex')
-        .slice(0, 32);
-      const nowMs = clock();
-      const recent = await keyRequests.countKeyRequestsSince(
-        clientHash,
-        new Date(nowMs - hourMs).toISOString(),
+      const stored = await keyRequests.submit(
+        { ...values, expected_use: values.expected_use === '' ? null : values.expected_use },
+        request.ip,
       );
-      if (recent >= requestsPerHour) {
-        const retryAfter = String(hourMs / 1000);
+      if (stored === null) {
+        const retryAfter = String(keyRequestWindowSeconds);
         if (wantsJson) {
           const detail = englishWords.form.tooManyRequests(String(requestsPerHour));
           throw problem('too-many-key-requests', detail, {}, { 'Retry-After': retryAfter });
@@ -170,16 +156,7 @@ export async function registerContactRoutes(app: FastifyInstance, options: Conta
         });
       }
 
-      const stored = await keyRequests.createKeyRequest(
-        {
-          ...values,
-          expected_use: values.expected_use === '' ? null : values.expected_use,
-          client_hash: clientHash,
-        },
-        new Date(nowMs),
-      );
       request.log.info({ key_request_id: stored.id }, 'key request stored');
-      options.announce(stored);
       // Post/Redirect/Get: reloading the confirmation page never submits the request twice.
       return reply.redirect(receivedUrl, 303);
     });
