@@ -21,7 +21,7 @@ const layers = [
   ['http rates', '^src/http/rates/'],
   ['http discovery', '^src/http/discovery/'],
   ['http app and server', '^src/http/(app|server)\\.ts$'],
-  ['composition root', '^src/service\\.ts$'],
+  ['composition root', '^src/(service|api-wiring)\\.ts$'],
   ['command line', '^src/cli/'],
 ];
 

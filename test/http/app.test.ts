@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { appStoresOf, wireApi } from '../../src/api-wiring.ts';
 import { listen } from '../../src/http/server.ts';
 import { issueApiKey } from '../../src/keys/issue-key.ts';
 import { memoryLimiters } from '../../src/limiter/open-limiter.ts';
 import { createLogger } from '../../src/logger.ts';
-import { appStoresOf, wireApi } from '../../src/service.ts';
 import { MemoryKeyRequestStore } from '../../src/store/memory/key-request-store.ts';
 import { MemoryApiKeyStore } from '../../src/store/memory/key-store.ts';
 import { MemorySnapshotStore } from '../../src/store/memory/snapshot-store.ts';

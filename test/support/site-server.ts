@@ -3,11 +3,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { appStoresOf, wireApi } from '../../src/api-wiring.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { SnapshotDraft } from '../../src/domain/rates.ts';
 import { memoryLimiters } from '../../src/limiter/open-limiter.ts';
 import { createLogger } from '../../src/logger.ts';
-import { appStoresOf, wireApi } from '../../src/service.ts';
 import { openStore } from '../../src/store/open-store.ts';
 
 /**

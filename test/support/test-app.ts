@@ -1,11 +1,11 @@
 import { Writable } from 'node:stream';
+import { type ApiDeps, wireApi } from '../../src/api-wiring.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import type { SnapshotDraft } from '../../src/domain/rates.ts';
 import type { NerkhApp } from '../../src/http/types.ts';
 import { issueApiKey } from '../../src/keys/issue-key.ts';
 import { memoryLimiters } from '../../src/limiter/open-limiter.ts';
 import { createLogger } from '../../src/logger.ts';
-import { type ApiDeps, wireApi } from '../../src/service.ts';
 import type { CollectorStatus } from '../../src/store/collector-status.ts';
 import { MemoryKeyRequestStore } from '../../src/store/memory/key-request-store.ts';
 import { MemoryApiKeyStore } from '../../src/store/memory/key-store.ts';

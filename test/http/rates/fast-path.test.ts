@@ -1,12 +1,12 @@
 import { request as httpRequest, ServerResponse } from 'node:http';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
+import type { ApiDeps } from '../../../src/api-wiring.ts';
 import { ResponseHeaders } from '../../../src/http/edge/response-headers.ts';
 import { listen } from '../../../src/http/server.ts';
 import { memoryLimiters } from '../../../src/limiter/open-limiter.ts';
 import type { RateLimiter } from '../../../src/limiter/types.ts';
 import { HttpMetrics } from '../../../src/metrics/http-metrics.ts';
-import type { ApiDeps } from '../../../src/service.ts';
 import { rawExchange } from '../../support/raw-http.ts';
 import { buildTestApp, LogCapture, type TestApp, testConfig } from '../../support/test-app.ts';
 
