@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadCatalog } from '../src/collector/catalog-file.ts';
+import { loadCatalog } from '../src/catalog/catalog-file.ts';
 import type { RatesResponse } from '../src/domain/rates.ts';
 import type { ExchangeSimulator } from '../src/simulator/exchange-simulator.ts';
 import type { Exchange, SimulatorFault } from '../src/simulator/faults.ts';

@@ -1,11 +1,11 @@
 import { hostname } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import { collectDefaultMetrics, Registry } from 'prom-client';
-import { loadCatalog } from './collector/catalog-file.ts';
+import { appStoresOf, wireApi } from './api-wiring.ts';
+import { loadCatalog } from './catalog/catalog-file.ts';
 import { type Pipeline, type PipelineTuning, startPipeline } from './collector/pipeline.ts';
 import type { Config } from './config.ts';
 import type { Snapshot } from './domain/rates.ts';
-import { type AppDeps, buildApp } from './http/app.ts';
 import { listen } from './http/server.ts';
 import type { NerkhApp } from './http/types.ts';
 import { CollectorElection } from './leadership/collector-election.ts';
@@ -25,9 +25,10 @@ import { openStore } from './store/open-store.ts';
 import type { ChangeFeed, CollectorStatusStore, OpenedStore } from './store/types.ts';
 
 /**
- * The composition root: the one place the backends are opened and the parts of nerkh are put
- * together, started and stopped. The commands (`serve`, `collect`, `demo`) only parse their options
- * and call `startService`.
+ * The composition root: the one place the backends are opened and the parts of nerkh are
+ * constructed, put together, started and stopped. The commands (`serve`, `collect`, `demo`) only
+ * parse their options and call `startService`. The API's services are constructed by `wireApi`
+ * (./api-wiring.ts), which this root calls and the tests' apps use too, so both wire them alike.
  */
 
 export const roles = ['all', 'api', 'collector'] as const;
@@ -59,19 +60,6 @@ export interface RunningService {
   drain(cut: AbortSignal): Promise<void>;
   /** Stops accepting, finishes in-flight requests, stops the collector, closes the backends. */
   stop(): Promise<void>;
-}
-
-/** The stores `buildApp` reads, from one opened store (it keeps the collector status beside the snapshots). */
-export function appStoresOf(
-  store: OpenedStore,
-): Pick<AppDeps, 'snapshots' | 'collectorStatus' | 'keys' | 'keyRequests' | 'collectorLease'> {
-  return {
-    snapshots: store.snapshots,
-    collectorStatus: store.snapshots,
-    keys: store.keys,
-    keyRequests: store.keyRequests,
-    ...(store.collectorLease === undefined ? {} : { collectorLease: store.collectorLease }),
-  };
 }
 
 /** The collector status store the API reads, answering with `live`'s report (writes still go to the store). */
@@ -184,7 +172,7 @@ export async function startService({
     }
     let url: string | null = null;
     if (limiters !== null) {
-      app = await buildApp({
+      app = await wireApi({
         config,
         logger,
         catalog: listed,

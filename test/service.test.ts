@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { loadCatalog } from '../src/collector/catalog-file.ts';
+import { loadCatalog } from '../src/catalog/catalog-file.ts';
 import { loadConfig } from '../src/config.ts';
 import { issueApiKey } from '../src/keys/issue-key.ts';
 import { createLogger } from '../src/logger.ts';

@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { loadCatalog } from '../../src/collector/catalog-file.ts';
+import { loadCatalog } from '../../src/catalog/catalog-file.ts';
 import { Collector } from '../../src/collector/collector.ts';
 import type { Config } from '../../src/config.ts';
 import { type Catalog, parseCatalog } from '../../src/domain/catalog.ts';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Command, Option } from 'commander';
 import { pino } from 'pino';
-import { loadCatalog } from '../collector/catalog-file.ts';
+import { loadCatalog } from '../catalog/catalog-file.ts';
 import { loadConfig } from '../config.ts';
 import { isUrlTemplate } from '../feeds/json-http-mapping.ts';
 import { exitOnSignals } from '../http/server.ts';

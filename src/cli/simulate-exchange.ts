@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { pino } from 'pino';
-import { loadCatalog } from '../collector/catalog-file.ts';
+import { loadCatalog } from '../catalog/catalog-file.ts';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { ExchangeSimulator } from '../simulator/exchange-simulator.ts';

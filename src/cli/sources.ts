@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { pino } from 'pino';
-import { loadCatalog } from '../collector/catalog-file.ts';
+import { loadCatalog } from '../catalog/catalog-file.ts';
 import {
   type CoinComparison,
   type SourceTrial,

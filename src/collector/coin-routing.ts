@@ -1,7 +1,7 @@
 import type { Catalog } from '../domain/catalog.ts';
 import type { QuoteCurrency, SourceName } from '../feeds/types.ts';
 import { currenciesOf, routesOf, type SourcesSetup, tetherSymbol } from '../sources/sources-setup.ts';
-import { Route, type RouteMove } from './route.ts';
+import { Route, type RouteMove } from './coin-route.ts';
 import { type QuotedCoin, SourceAvailability, SourceSeries } from './source-series.ts';
 
 /** A catalog coin's routes: its price in tether and in toman, each from its own list of sources. */

@@ -8,12 +8,12 @@ import { defaultMaxDeviationPct, type SourcesSetup } from '../sources/sources-se
 import type { CollectorStatus, CommitOutcome, HeldPrice } from '../store/collector-status.ts';
 import type { PriceAcceptance } from '../store/price-acceptance.ts';
 import type { CollectorStatusStore, PriceAcceptanceStore, SnapshotStore } from '../store/types.ts';
+import type { RouteMove } from './coin-route.ts';
 import { CoinRouting } from './coin-routing.ts';
 import { CommitSchedule } from './commit-schedule.ts';
 import { DeviationWatch, type SourceDeviation } from './deviation-watch.ts';
 import { logRouteMoves } from './failover-log.ts';
 import { PriceGuard } from './price-guard.ts';
-import type { RouteMove } from './route.ts';
 import { SnapshotBuilder } from './snapshot-builder.ts';
 import { type RejectedCounts, SourceHealthRegistry } from './source-health.ts';
 import type { SourceSeries } from './source-series.ts';

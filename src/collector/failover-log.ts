@@ -1,5 +1,5 @@
 import type { Logger } from '../logger.ts';
-import type { RouteMove } from './route.ts';
+import type { RouteMove } from './coin-route.ts';
 
 /** Symbols named on one line at most; the count says how many moved. */
 const symbolsPerLine = 20;

@@ -3,7 +3,7 @@ import type { Logger } from '../logger.ts';
 import type { ApiKeyRecord } from '../store/api-key-record.ts';
 import type { ApiKeyStore } from '../store/types.ts';
 import { apiKeyDigest, apiKeyLength, hashOfDigest, isWellFormedApiKey } from './api-key.ts';
-import { KeyUse, LastUseWriter } from './last-use-writer.ts';
+import { KeyUse, LastUseWriter } from './key-use-writer.ts';
 
 export interface AuthenticatedKey {
   readonly id: string;
@@ -99,7 +99,7 @@ const defaultPresentedMs = 10_000;
  * since the last key change; only keys it never saw get 503 until the store answers
  * (docs/operations.md#store-outages). Keys honoured so are read again once the store answers, so
  * a revocation made during the outage takes effect then.
- * Last use is recorded in memory and written in batches by ./last-use-writer.ts, so serving a
+ * Last use is recorded in memory and written in batches by ./key-use-writer.ts, so serving a
  * request never waits on a store write.
  */
 export class KeyAuthenticator {
@@ -386,7 +386,7 @@ export class KeyAuthenticator {
     this.#recent = new Map();
   }
 
-  /** Writes the pending last-use times now (./last-use-writer.ts). */
+  /** Writes the pending last-use times now (./key-use-writer.ts). */
   flushLastUse(): Promise<void> {
     return this.#lastUse.flush();
   }

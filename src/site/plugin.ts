@@ -1,41 +1,37 @@
 import type { FastifyInstance } from 'fastify';
-import { problem } from '../http/errors/catalog.ts';
-import type { KeyRequest } from '../store/key-request.ts';
-import type { KeyRequestStore } from '../store/types.ts';
+import type { KeyRequestIntake } from '../key-requests/key-request-intake.ts';
+import { problem } from '../web/error-catalog.ts';
 import {
   CoinListQuerySchema,
   type CoinListQueryString,
   coinListQuery,
   coinSortKeys,
-} from './coin-list-query.ts';
-import { registerContactRoutes } from './contact-routes.ts';
+} from './coin-list/coin-list-query.ts';
+import { registerContactRoutes } from './contact/contact-routes.ts';
 import { fontPath, readFontFile } from './font.ts';
 import { chooseHomeLanguage, languages, pathIn } from './language.ts';
-import { choosePageForm } from './negotiate.ts';
-import { type PagesByLanguage, symbolPattern } from './pages.ts';
-import { createPageSender } from './send-page.ts';
+import { choosePageForm } from './pages/page-form.ts';
+import { createPageSender } from './pages/send-page.ts';
+import { type PagesByLanguage, symbolPattern } from './pages/site-pages.ts';
 
 interface SiteOptions {
   /** The pages in every language; the English ones are shared with the discovery documents. */
   pages: PagesByLanguage;
-  keyRequests: KeyRequestStore;
-  /** Key of the form tokens and of the per-client hashes; shared by all instances. */
+  /** Stores the contact form's key requests for the operator (../key-requests/key-request-intake.ts). */
+  keyRequests: KeyRequestIntake;
+  /** Key of the contact form's tokens; shared by all instances. */
   formSecret: string | Buffer;
   /** Epoch milliseconds; tests pass a fake clock. */
   clock?: () => number;
-  /** Key requests accepted from one client address per hour (default 5). */
-  requestsPerHour?: number;
-  /** Tells the operator of a stored key request (gauge, webhook); returns at once, never throws. */
-  announce?: (request: KeyRequest) => void;
 }
 
 /**
  * The website (docs/architecture.md#the-website): `/`, `/docs`, `/docs/errors`, `/coins`, `/coins/{symbol}`, `/contact`,
  * `/status`, `/terms`, `/clients`, each in English and, under `/fa`, in Persian (docs/architecture.md#website-languages).
  * Every page is one Markdown source per language; a request with `Accept: text/markdown` gets that
- * Markdown, everyone else the HTML rendered from it (./send-page.ts). Only `/` chooses its
+ * Markdown, everyone else the HTML rendered from it (./pages/send-page.ts). Only `/` chooses its
  * language, by `Accept-Language`; it says so with `Vary`. The contact page stores key requests for
- * the operator (`nerkh requests`; ./contact-routes.ts).
+ * the operator (`nerkh requests`; ./contact/contact-routes.ts).
  */
 export async function sitePlugin(app: FastifyInstance, options: SiteOptions): Promise<void> {
   const { publicUrl } = options.pages.en;
@@ -144,9 +140,7 @@ export async function sitePlugin(app: FastifyInstance, options: SiteOptions): Pr
     keyRequests: options.keyRequests,
     formSecret: options.formSecret,
     clock: options.clock ?? Date.now,
-    requestsPerHour: options.requestsPerHour ?? 5,
     sendPage,
-    announce: options.announce ?? (() => {}),
   });
 }
 

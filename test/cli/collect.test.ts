@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { loadCatalog } from '../../src/collector/catalog-file.ts';
+import { loadCatalog } from '../../src/catalog/catalog-file.ts';
 import { loadConfig } from '../../src/config.ts';
 import { ExchangeSimulator } from '../../src/simulator/exchange-simulator.ts';
 import { openStore } from '../../src/store/open-store.ts';

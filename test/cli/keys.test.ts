@@ -2,12 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { appStoresOf, wireApi } from '../../src/api-wiring.ts';
 import { loadConfig } from '../../src/config.ts';
-import { buildApp } from '../../src/http/app.ts';
 import { issueApiKey } from '../../src/keys/issue-key.ts';
 import { memoryLimiters } from '../../src/limiter/open-limiter.ts';
 import { createLogger } from '../../src/logger.ts';
-import { appStoresOf } from '../../src/service.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { runCli } from '../support/run-cli.ts';
 import { sampleSnapshot } from '../support/test-app.ts';
@@ -100,7 +99,7 @@ describe('nerkh keys', () => {
     await store.snapshots.commitSnapshot(sampleSnapshot());
     const issued = JSON.parse((await keys('issue', '--org', 'A', '--purpose', 'p', '--json')).stdout);
     const limiters = memoryLimiters(config);
-    const app = await buildApp({
+    const app = await wireApi({
       config,
       logger: createLogger('silent'),
       ...appStoresOf(store),

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { loadCatalog } from '../../src/collector/catalog-file.ts';
+import { loadCatalog } from '../../src/catalog/catalog-file.ts';
 import { ExchangeSimulator } from '../../src/simulator/exchange-simulator.ts';
 import { runCli } from '../support/run-cli.ts';
 import { againstSimulator, presetFile } from '../support/simulated-sources.ts';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadCatalog } from '../../src/collector/catalog-file.ts';
+import { loadCatalog } from '../../src/catalog/catalog-file.ts';
 import type { Snapshot } from '../../src/domain/rates.ts';
 import { type ScriptedAnswer, startAnswerServer } from '../support/answer-server.ts';
 import { fixture } from '../support/fixtures.ts';

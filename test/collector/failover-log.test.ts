@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { RouteMove } from '../../src/collector/coin-route.ts';
 import { logRouteMoves } from '../../src/collector/failover-log.ts';
-import type { RouteMove } from '../../src/collector/route.ts';
 import { createLogger } from '../../src/logger.ts';
 
 interface LogLine {

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadCatalog } from '../../src/collector/catalog-file.ts';
+import { loadCatalog } from '../../src/catalog/catalog-file.ts';
 import { type Pipeline, startPipeline } from '../../src/collector/pipeline.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { RateRow, Snapshot } from '../../src/domain/rates.ts';

@@ -1,11 +1,10 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { buildApp } from '../../src/http/app.ts';
+import { appStoresOf, wireApi } from '../../src/api-wiring.ts';
 import { listen } from '../../src/http/server.ts';
 import { issueApiKey } from '../../src/keys/issue-key.ts';
 import { memoryLimiters } from '../../src/limiter/open-limiter.ts';
 import { createLogger } from '../../src/logger.ts';
-import { appStoresOf } from '../../src/service.ts';
 import { MemoryKeyRequestStore } from '../../src/store/memory/key-request-store.ts';
 import { MemoryApiKeyStore } from '../../src/store/memory/key-store.ts';
 import { MemorySnapshotStore } from '../../src/store/memory/snapshot-store.ts';
@@ -202,7 +201,7 @@ describe('a start that fails', () => {
     const limiters = memoryLimiters(config);
     onTestFinished(() => limiters.close());
     await expect(
-      buildApp({
+      wireApi({
         config,
         logger: createLogger('silent'),
         snapshots,

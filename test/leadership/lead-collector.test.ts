@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
-import { loadCatalog } from '../../src/collector/catalog-file.ts';
+import { loadCatalog } from '../../src/catalog/catalog-file.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { Snapshot } from '../../src/domain/rates.ts';
 import { leadCollector } from '../../src/leadership/lead-collector.ts';

@@ -13,7 +13,7 @@ describe('the client packages’ contract (packages/client/src/generated)', () =
   });
 
   it('carries every problem code of the error catalog in the generated types', async () => {
-    const { errorCodes } = await import('../../src/http/errors/catalog.ts');
+    const { errorCodes } = await import('../../src/web/error-catalog.ts');
     const types = await readFile(join(contractDir, 'openapi.ts'), 'utf8');
     for (const code of errorCodes) expect(types).toContain(`"${code}"`);
   });

@@ -1,11 +1,12 @@
 import { brotliDecompressSync } from 'node:zlib';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadCatalog } from '../../src/collector/catalog-file.ts';
+import { loadCatalog } from '../../src/catalog/catalog-file.ts';
 import type { Snapshot } from '../../src/domain/rates.ts';
 import { assessHealth } from '../../src/http/health/assessment.ts';
+import { KeyRequestIntake } from '../../src/key-requests/key-request-intake.ts';
 import { fontPath } from '../../src/site/font.ts';
-import { sitePagesByLanguage } from '../../src/site/pages.ts';
+import { sitePagesByLanguage } from '../../src/site/pages/site-pages.ts';
 import { sitePlugin } from '../../src/site/plugin.ts';
 import { MemoryKeyRequestStore } from '../../src/store/memory/key-request-store.ts';
 import { MemorySnapshotStore } from '../../src/store/memory/snapshot-store.ts';
@@ -49,10 +50,17 @@ beforeAll(async () => {
       }),
     clock: () => end,
   });
+  const formSecret = 'test-secret-0123456789abcdef0123456789';
   await app.register(sitePlugin, {
     pages,
-    keyRequests: new MemoryKeyRequestStore(),
-    formSecret: 'test-secret-0123456789abcdef0123456789',
+    keyRequests: new KeyRequestIntake({
+      store: new MemoryKeyRequestStore(),
+      secret: formSecret,
+      requestsPerHour: 5,
+      clock: () => end,
+      announce: () => {},
+    }),
+    formSecret,
   });
 }, 60_000);
 afterAll(async () => {

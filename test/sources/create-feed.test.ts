@@ -1,5 +1,5 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { loadCatalog } from '../../src/collector/catalog-file.ts';
+import { loadCatalog } from '../../src/catalog/catalog-file.ts';
 import { createFeed } from '../../src/sources/create-feed.ts';
 import { parseSources } from '../../src/sources/load-sources.ts';
 import { SourcesFileError } from '../../src/sources/problem.ts';

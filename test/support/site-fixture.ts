@@ -1,13 +1,14 @@
 import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify';
 import { afterEach } from 'vitest';
-import { loadCatalog } from '../../src/collector/catalog-file.ts';
+import { loadCatalog } from '../../src/catalog/catalog-file.ts';
 import type { SnapshotDraft } from '../../src/domain/rates.ts';
-import { installProblemHandlers } from '../../src/http/errors/problem-handlers.ts';
 import { assessHealth } from '../../src/http/health/assessment.ts';
-import { sitePagesByLanguage } from '../../src/site/pages.ts';
+import { KeyRequestIntake } from '../../src/key-requests/key-request-intake.ts';
+import { sitePagesByLanguage } from '../../src/site/pages/site-pages.ts';
 import { sitePlugin } from '../../src/site/plugin.ts';
 import { MemoryKeyRequestStore } from '../../src/store/memory/key-request-store.ts';
 import { MemorySnapshotStore } from '../../src/store/memory/snapshot-store.ts';
+import { installProblemHandlers } from '../../src/web/problem-handlers.ts';
 
 export const publicUrl = 'https://rates.example.ir';
 export const fixedNow = Date.parse('2025-06-01T10:24:00.000Z');
@@ -150,12 +151,18 @@ export async function buildSite(
       }),
     clock,
   });
+  const formSecret = 'test-secret-0123456789abcdef0123456789';
   await app.register(sitePlugin, {
     pages,
-    keyRequests,
-    formSecret: 'test-secret-0123456789abcdef0123456789',
+    keyRequests: new KeyRequestIntake({
+      store: keyRequests,
+      secret: formSecret,
+      requestsPerHour: options.requestsPerHour ?? 5,
+      clock,
+      announce: () => {},
+    }),
+    formSecret,
     clock,
-    ...(options.requestsPerHour === undefined ? {} : { requestsPerHour: options.requestsPerHour }),
   });
   await app.ready();
   return {

@@ -3,12 +3,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { appStoresOf, wireApi } from '../../src/api-wiring.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { SnapshotDraft } from '../../src/domain/rates.ts';
-import { buildApp } from '../../src/http/app.ts';
 import { memoryLimiters } from '../../src/limiter/open-limiter.ts';
 import { createLogger } from '../../src/logger.ts';
-import { appStoresOf } from '../../src/service.ts';
 import { openStore } from '../../src/store/open-store.ts';
 
 /**
@@ -61,7 +60,7 @@ export async function startSiteServer(
   const store = await openStore(config);
   const limiters = memoryLimiters(config);
   for (const draft of snapshots(origin)) await store.snapshots.commitSnapshot(draft);
-  const app = await buildApp({ config, logger: createLogger('silent'), ...appStoresOf(store), limiters });
+  const app = await wireApi({ config, logger: createLogger('silent'), ...appStoresOf(store), limiters });
   await app.ready();
   server.on('request', (request, response) => app.routing(request, response));
   return {

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
+import { type ApiDeps, wireApi } from '../../src/api-wiring.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import type { SnapshotDraft } from '../../src/domain/rates.ts';
-import { type AppDeps, buildApp } from '../../src/http/app.ts';
 import type { NerkhApp } from '../../src/http/types.ts';
 import { issueApiKey } from '../../src/keys/issue-key.ts';
 import { memoryLimiters } from '../../src/limiter/open-limiter.ts';
@@ -115,7 +115,7 @@ export interface TestAppOptions {
   snapshot?: SnapshotDraft | null;
   collector?: CollectorStatus | null;
   logs?: LogCapture;
-  deps?: Partial<AppDeps>;
+  deps?: Partial<ApiDeps>;
   /**
    * A second key, issued before the app starts, with this rate limit (or the default): unlike one
    * from `issue`, it leaves the app's key caches alone.
@@ -123,7 +123,10 @@ export interface TestAppOptions {
   secondKey?: { rateLimit?: number };
 }
 
-/** A fresh app on in-memory stores with one snapshot and one issued key; nothing shared between tests. */
+/**
+ * A fresh app on in-memory stores with one snapshot and one issued key; nothing shared between tests.
+ * Wired by the service's own `wireApi`, as `nerkh serve` wires it.
+ */
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const config = testConfig(options.env);
   const clock = new FakeClock();
@@ -145,7 +148,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const second = options.secondKey === undefined ? undefined : await issue(options.secondKey.rateLimit);
   const logger = options.logs ? createLogger('info', options.logs) : createLogger('silent');
   const limiters = memoryLimiters(config);
-  const app = await buildApp({
+  const app = await wireApi({
     config,
     logger,
     snapshots,

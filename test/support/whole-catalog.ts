@@ -1,4 +1,4 @@
-import { loadCatalog } from '../../src/collector/catalog-file.ts';
+import { loadCatalog } from '../../src/catalog/catalog-file.ts';
 import type { SnapshotDraft } from '../../src/domain/rates.ts';
 
 /**

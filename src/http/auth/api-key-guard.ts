@@ -4,9 +4,9 @@ import type { FailedKeyThrottle } from '../../limiter/failed-key-throttle.ts';
 import type { MaybePromise, RateLimitDecision, RateLimiter } from '../../limiter/types.ts';
 import type { HttpMetrics } from '../../metrics/http-metrics.ts';
 import { clientNetwork } from '../../net/client-network.ts';
+import { type ProblemError, problem } from '../../web/error-catalog.ts';
+import { queryOf } from '../../web/request-target.ts';
 import { queryCarriesKey } from '../edge/access-log.ts';
-import { queryOf } from '../edge/request-target.ts';
-import { type ProblemError, problem } from '../errors/catalog.ts';
 import { RateLimitFields, ratePolicyName } from './rate-limit-fields.ts';
 
 declare module 'fastify' {

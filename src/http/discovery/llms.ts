@@ -1,4 +1,4 @@
-import type { Page, SitePages } from '../../site/pages.ts';
+import type { Page, SitePages } from '../../site/pages/site-pages.ts';
 
 /**
  * `/llms.txt` (https://llmstxt.org): one H1, a blockquote summary, short rules, then H2 sections

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { estimateTokens } from '../../site/markdown.ts';
-import type { SitePages } from '../../site/pages.ts';
+import { estimateTokens } from '../../site/pages/markdown.ts';
+import type { SitePages } from '../../site/pages/site-pages.ts';
 import { apiCatalogContentType, apiCatalogLink, apiCatalogPath, buildApiCatalog } from './api-catalog.ts';
 import { buildLlmsFullTxt, buildLlmsTxt } from './llms.ts';
 import { publishSkill, skillIndexPath, skillPath } from './skill.ts';

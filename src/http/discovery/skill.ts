@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { SitePages } from '../../site/pages.ts';
+import type { SitePages } from '../../site/pages/site-pages.ts';
 
 /**
  * The Agent Skill (https://agentskills.io/specification): `content/SKILL.md` with YAML frontmatter

@@ -3,8 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import { containsApiKeyShape } from '../../keys/api-key.ts';
 import { FixedShapeLines, jsonHundredths, jsonStringContent, type Logger } from '../../logger.ts';
 import type { HttpMetrics } from '../../metrics/http-metrics.ts';
+import { pathOf, queryOf } from '../../web/request-target.ts';
 import { RequestIds } from './request-ids.ts';
-import { pathOf, queryOf } from './request-target.ts';
 
 /** Query parameter names clients wrongly put keys in (content/docs.md "Authentication"); compared case-insensitively. */
 const queryKeyNames = new Set(['key', 'api_key', 'apikey']);

@@ -28,7 +28,7 @@ export function securityHeaders(options: HelmetOptions): ReadonlyArray<readonly 
  * The security headers of every nerkh response: helmet's defaults with a CSP for a site that loads
  * nothing from elsewhere and runs no inline code. upgrade-insecure-requests is left to the TLS
  * terminator's configuration: on a plain-HTTP local run it would break every same-origin asset.
- * (The site pages replace the CSP with a stricter one of their own, see site/layout.ts.)
+ * (The site pages replace the CSP with a stricter one of their own, see site/pages/layout.ts.)
  */
 export function serviceSecurityHeaders(): ReadonlyArray<readonly [string, string]> {
   return securityHeaders({

@@ -7,7 +7,7 @@ import type {
   SourceHealth,
 } from '../../store/collector-status.ts';
 import type { CollectorLeader } from '../../store/types.ts';
-import type { HealthCheckSchema, HealthSchema } from './schemas.ts';
+import type { HealthCheckSchema, HealthReport, HealthSchema } from '../../web/health-report.ts';
 
 type HealthStatus = 'pass' | 'warn' | 'fail';
 type HealthBody = Static<typeof HealthSchema>;
@@ -38,12 +38,6 @@ interface HealthInput {
 export interface StoreUnreachable {
   /** When reads of the store began failing (ISO time). */
   since: string;
-}
-
-export interface HealthReport {
-  /** 200 for pass and warn, 503 for fail (draft-inadarei-api-health-check §3). */
-  httpStatus: 200 | 503;
-  body: HealthBody;
 }
 
 const worse = (a: HealthStatus, b: HealthStatus): HealthStatus =>

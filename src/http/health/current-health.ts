@@ -2,7 +2,8 @@ import type { Snapshot } from '../../domain/rates.ts';
 import type { SharedLimitState } from '../../limiter/fallback-limiter.ts';
 import type { CollectorStatus } from '../../store/collector-status.ts';
 import type { CollectorLeader, CollectorLease, CollectorStatusStore } from '../../store/types.ts';
-import { assessHealth, type HealthReport, type StoreUnreachable } from './assessment.ts';
+import type { HealthReport } from '../../web/health-report.ts';
+import { assessHealth, type StoreUnreachable } from './assessment.ts';
 
 /** How long a collector report is reused, so unauthenticated health polls cannot load the store. */
 const collectorStatusCacheMs = 1000;

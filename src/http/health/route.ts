@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { problemResponse } from '../errors/catalog.ts';
-import type { HealthReport } from './assessment.ts';
-import { HealthSchema } from './schemas.ts';
+import { problemResponse } from '../../web/error-catalog.ts';
+import type { HealthReport } from '../../web/health-report.ts';
+import { HealthSchema } from '../../web/health-report.ts';
 
 interface HealthRouteOptions {
   /** The service's health right now (./current-health.ts). */

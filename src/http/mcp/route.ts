@@ -7,7 +7,7 @@ import {
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { problem } from '../errors/catalog.ts';
+import { problem } from '../../web/error-catalog.ts';
 import { callTool, type Inject } from './tool-calls.ts';
 import { mcpTools } from './tools.ts';
 

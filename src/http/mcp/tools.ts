@@ -1,6 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { RatesResponseSchema } from '../../domain/rates.ts';
-import { HealthSchema } from '../health/schemas.ts';
+import { HealthSchema } from '../../web/health-report.ts';
 import { maxSymbols, symbolPattern } from '../rates/symbols-query.ts';
 
 /**

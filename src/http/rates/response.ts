@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { negotiateContentCoding } from '../edge/content-coding.ts';
+import { negotiateContentCoding } from '../../web/content-coding.ts';
 import type { EncodedBody } from '../snapshot/body-encoding.ts';
 import type { SnapshotView } from '../snapshot/snapshot-view.ts';
 

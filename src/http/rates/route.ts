@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { RatesResponseSchema } from '../../domain/rates.ts';
+import { problem, problemResponse } from '../../web/error-catalog.ts';
 import type { ResponseHeaders } from '../edge/response-headers.ts';
-import { problem, problemResponse } from '../errors/catalog.ts';
 import type { EncodedBody } from '../snapshot/body-encoding.ts';
 import type { SnapshotCache } from '../snapshot/snapshot-cache.ts';
 import { ratesResponse } from './response.ts';

@@ -7,7 +7,7 @@ import {
   gzip as zlibGzip,
 } from 'node:zlib';
 import type { RateRow, RatesResponse, Snapshot } from '../../domain/rates.ts';
-import type { ContentCoding } from '../edge/content-coding.ts';
+import type { ContentCoding } from '../../web/content-coding.ts';
 import { renderFields } from '../edge/field-lines.ts';
 
 const gzip = promisify(zlibGzip);

@@ -1,6 +1,6 @@
 import { scaleLinear, scaleUtc } from 'd3-scale';
 import { line } from 'd3-shape';
-import { escapeHtml } from '../markdown.ts';
+import { escapeHtml } from '../pages/markdown.ts';
 import type { ChartFormat, ChartText } from './chart-text.ts';
 import { type ChartPoint, type SeriesSummary, summarizeSeries } from './series-summary.ts';
 

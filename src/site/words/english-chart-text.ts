@@ -1,7 +1,7 @@
 import type { ChartFormat, ChartText } from '../charts/chart-text.ts';
+import type { HistoryWords } from '../charts/history-text.ts';
 import type { PriceCurrency } from '../charts/price-series.ts';
-import { formatAmount, formatChange, formatTime } from '../format.ts';
-import type { HistoryWords } from '../history-text.ts';
+import { formatAmount, formatChange, formatTime } from './english-format.ts';
 
 /**
  * The English words and formats of the price charts: the renderers in ./charts hold none, so a
@@ -51,7 +51,7 @@ export function englishChartText(symbol: string, currency: PriceCurrency, days: 
   };
 }
 
-/** The English words of a coin's history (./history-text.ts). */
+/** The English words of a coin's history (../charts/history-text.ts). */
 export const englishHistoryWords: HistoryWords = {
   chartText: englishChartText,
   unit: currencyUnit,

@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
-import { errorCatalog } from '../../http/errors/catalog.ts';
+import { errorCatalog } from '../../web/error-catalog.ts';
+import { englishHistoryWords } from './english-chart-text.ts';
 import {
   formatAge,
   formatChange,
@@ -8,8 +9,7 @@ import {
   formatTime,
   formatToman,
   formatUsdt,
-} from '../format.ts';
-import { englishHistoryWords } from './english-chart-text.ts';
+} from './english-format.ts';
 import type { SiteWords } from './site-words.ts';
 
 /** The website's English: the default language, at the root of the site. */

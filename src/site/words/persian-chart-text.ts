@@ -1,7 +1,7 @@
 import type { ChartFormat, ChartText } from '../charts/chart-text.ts';
+import type { HistoryWords } from '../charts/history-text.ts';
 import type { PriceCurrency } from '../charts/price-series.ts';
-import type { HistoryWords } from '../history-text.ts';
-import { amountFa, axisTimeFa, changeFa, integerFa, notAvailableFa, shortTimeFa } from '../persian-format.ts';
+import { amountFa, axisTimeFa, changeFa, integerFa, notAvailableFa, shortTimeFa } from './persian-format.ts';
 
 /** The Persian words and formats of the price charts and the coins list's 24-hour column. */
 

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../../http/errors/catalog.ts';
+import type { ErrorCode } from '../../web/error-catalog.ts';
 
 /**
  * The error catalog's titles and descriptions in Persian, for `/fa/docs/errors`. The API's

@@ -1,6 +1,6 @@
-import { ageFa, changeFa, durationFa, integerFa, timeFa, tomanFa, usdtFa } from '../persian-format.ts';
 import { persianHistoryWords } from './persian-chart-text.ts';
 import { persianErrors } from './persian-errors.ts';
+import { ageFa, changeFa, durationFa, integerFa, timeFa, tomanFa, usdtFa } from './persian-format.ts';
 import type { SiteWords } from './site-words.ts';
 
 /** The website's Persian, under `/fa`: Persian digits in prose, Solar Hijri dates and Tehran time. */

@@ -1,6 +1,6 @@
-import type { ErrorCode } from '../../http/errors/catalog.ts';
-import type { CoinListLabels } from '../coin-list-html.ts';
-import type { HistoryWords } from '../history-text.ts';
+import type { ErrorCode } from '../../web/error-catalog.ts';
+import type { HistoryWords } from '../charts/history-text.ts';
+import type { CoinListLabels } from '../coin-list/coin-list-html.ts';
 import type { Language } from '../language.ts';
 
 /**

@@ -4,7 +4,6 @@ import { Registry } from 'prom-client';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { apiKeyGuard } from '../../../src/http/auth/api-key-guard.ts';
 import { behindApiKey } from '../../../src/http/auth/behind-api-key.ts';
-import { installProblemHandlers } from '../../../src/http/errors/problem-handlers.ts';
 import { KeyAuthenticator } from '../../../src/keys/authenticator.ts';
 import { issueApiKey } from '../../../src/keys/issue-key.ts';
 import { FailedKeyThrottle } from '../../../src/limiter/failed-key-throttle.ts';
@@ -12,6 +11,7 @@ import { MemoryRateLimiter } from '../../../src/limiter/memory-limiter.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { HttpMetrics } from '../../../src/metrics/http-metrics.ts';
 import { MemoryApiKeyStore } from '../../../src/store/memory/key-store.ts';
+import { installProblemHandlers } from '../../../src/web/problem-handlers.ts';
 import { publicUrl } from '../../support/test-app.ts';
 
 describe('behindApiKey', () => {

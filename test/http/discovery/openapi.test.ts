@@ -7,8 +7,8 @@ import rootPackage from '../../../package.json' with { type: 'json' };
 import clientPackage from '../../../packages/client/package.json' with { type: 'json' };
 import mcpPackage from '../../../packages/mcp/package.json' with { type: 'json' };
 import { RatesResponseSchema } from '../../../src/domain/rates.ts';
-import { ProblemSchema } from '../../../src/http/errors/catalog.ts';
-import { HealthSchema } from '../../../src/http/health/schemas.ts';
+import { ProblemSchema } from '../../../src/web/error-catalog.ts';
+import { HealthSchema } from '../../../src/web/health-report.ts';
 import { buildTestApp, publicUrl, type TestApp } from '../../support/test-app.ts';
 
 let t: TestApp;

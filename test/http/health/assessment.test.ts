@@ -1,8 +1,8 @@
 import { Value } from 'typebox/value';
 import { describe, expect, it } from 'vitest';
 import { assessHealth } from '../../../src/http/health/assessment.ts';
-import { HealthSchema } from '../../../src/http/health/schemas.ts';
 import type { CollectorStatus, SourceState } from '../../../src/store/collector-status.ts';
+import { HealthSchema } from '../../../src/web/health-report.ts';
 import { healthyCollector } from '../../support/test-app.ts';
 
 const now = Date.parse('2025-01-01T12:00:00.000Z');

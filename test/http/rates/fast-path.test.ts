@@ -1,7 +1,7 @@
 import { request as httpRequest, ServerResponse } from 'node:http';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
-import type { AppDeps } from '../../../src/http/app.ts';
+import type { ApiDeps } from '../../../src/api-wiring.ts';
 import { ResponseHeaders } from '../../../src/http/edge/response-headers.ts';
 import { listen } from '../../../src/http/server.ts';
 import { memoryLimiters } from '../../../src/limiter/open-limiter.ts';
@@ -57,7 +57,7 @@ interface Served {
   limited: string;
 }
 
-async function serve(deps: Partial<AppDeps>, env: Record<string, string> = {}): Promise<Served> {
+async function serve(deps: Partial<ApiDeps>, env: Record<string, string> = {}): Promise<Served> {
   const logs = new LogCapture();
   const registry = new Registry();
   // The limited key is issued before the app starts: one issued after would change the keys'
