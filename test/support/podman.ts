@@ -3,7 +3,6 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { projectRoot } from '../../src/project-root.ts';
-import { unitRun } from './unit-run.ts';
 
 /**
  * Debian's podman, as it works on these machines (docs/deployment.md#the-image): runc with
@@ -22,10 +21,8 @@ const required = process.env.NERKH_REQUIRE_PODMAN === '1';
 const skipReason = process.env.NERKH_SKIP_PODMAN ?? '';
 const missingTools = tools.filter((tool) => !existsSync(tool));
 
-export const skipPodman = unitRun || skipReason !== '' || (missingTools.length > 0 && !required);
-if (unitRun) {
-  process.stdout.write('image tests skipped: npm run test:unit runs none (npm test does)\n');
-} else if (skipReason !== '') {
+export const skipPodman = skipReason !== '' || (missingTools.length > 0 && !required);
+if (skipReason !== '') {
   process.stdout.write(`image tests skipped: ${skipReason}\n`);
 } else if (skipPodman) {
   process.stdout.write(`image tests skipped: ${missingTools.join(', ')} missing (${installCommand})\n`);

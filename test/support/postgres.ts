@@ -3,7 +3,6 @@ import pg from 'pg';
 import { onTestFinished } from 'vitest';
 import { reasonOf } from '../../src/store/postgres/pool.ts';
 import { runOnServer } from './postgres-statement.ts';
-import { unitRun } from './unit-run.ts';
 
 /**
  * The PostgreSQL server the tests use: NERKH_TEST_DATABASE_URL (any database on it whose user may
@@ -29,13 +28,11 @@ async function reachFailure(): Promise<string | null> {
   }
 }
 
-const unreachable = unitRun ? null : await reachFailure();
+const unreachable = await reachFailure();
 
-/** True when the PostgreSQL tests are to be skipped (no server, and none required; or the quick loop). */
-export const skipPostgres = unitRun || (unreachable !== null && !required);
-if (unitRun) {
-  process.stdout.write('PostgreSQL tests skipped: npm run test:unit runs none (npm test does)\n');
-} else if (skipPostgres) {
+/** True when the PostgreSQL tests are to be skipped (no server, and none required). */
+export const skipPostgres = unreachable !== null && !required;
+if (skipPostgres) {
   process.stdout.write(
     `PostgreSQL tests skipped: no server answers on 127.0.0.1:5432 (${unreachable}); start one or set NERKH_TEST_DATABASE_URL\n`,
   );

@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { freePort } from './run-cli.ts';
-import { unitRun } from './unit-run.ts';
 
 /** The machine's Redis, as `.ci/run` starts it. */
 export const testRedisUrl = 'redis://127.0.0.1:6379';
@@ -17,10 +16,6 @@ const required = process.env.NERKH_REQUIRE_REDIS === '1';
  * they are skipped with the reason printed, or, under `NERKH_REQUIRE_REDIS=1` (CI), fail.
  */
 export async function redisAvailable(suite: string): Promise<boolean> {
-  if (unitRun) {
-    process.stdout.write(`${suite} skipped: npm run test:unit runs no Redis tests (npm test does)\n`);
-    return false;
-  }
   const probe = new Redis(testRedisUrl, {
     lazyConnect: true,
     connectTimeout: 1000,
