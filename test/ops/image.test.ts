@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import { projectRoot } from '../../src/project-root.ts';
 import { buildSecretArgs, podman, runCommand, runLogged, skipPodman } from '../support/podman.ts';
 import { freePort } from '../support/run-cli.ts';
@@ -122,6 +122,16 @@ describe.skipIf(skipPodman)('the production image', () => {
       image,
     ]);
   }, 2 * minutes);
+
+  /** When the running test fails, prints the end of nerkh's log and the simulator's (what CI keeps). */
+  beforeEach(() => {
+    onTestFailed(async () => {
+      for (const name of [container, simulator]) {
+        const logs = await runCommand('podman', ['logs', '--tail', '40', name]);
+        process.stdout.write(`--- ${name}\n${logs.stdout}${logs.stderr}`);
+      }
+    });
+  });
 
   afterAll(async () => {
     await runCommand('podman', ['rm', '--force', '--volumes', '--time', '0', container, simulator]);
