@@ -19,6 +19,7 @@ import { behindApiKey } from './auth/behind-api-key.ts';
 import { openApiOptions } from './discovery/openapi.ts';
 import { discoveryPlugin } from './discovery/plugin.ts';
 import { type AccessLog, requestIdOf } from './edge/access-log.ts';
+import { endConnectionsAtClose } from './edge/connections-at-close.ts';
 import { lazyRequestLogger } from './edge/request-logger.ts';
 import type { ResponseHeaders } from './edge/response-headers.ts';
 import { healthRoutes } from './health/route.ts';
@@ -107,6 +108,7 @@ export async function buildApp(deps: AppDeps): Promise<NerkhApp> {
   app.server.maxConnections = config.NERKH_MAX_CONNECTIONS;
   app.server.on('connect', connectHandler(config.publicUrl));
   app.server.on('checkExpectation', expectationHandler(config.publicUrl));
+  endConnectionsAtClose(app);
 
   try {
     app.decorateRequest('apiKeyId', null);
